@@ -1,0 +1,63 @@
+package idtype
+
+import (
+	"database/sql/driver"
+	"fmt"
+)
+
+// SCRU128Bytes is a SCRU128 for bytea (or binary(16), blob) columns: its
+// Value is the 16 raw bytes and its Scan demands exactly 16 bytes, so a
+// value can never be stored as its 36 bytes of UUID text by mistake. Use
+// [SCRU128] for uuid columns. Text and JSON forms are those of SCRU128;
+// convert with SCRU128(b) for everything else.
+type SCRU128Bytes SCRU128
+
+// SCRU128 returns b as a SCRU128.
+func (b SCRU128Bytes) SCRU128() SCRU128 { return SCRU128(b) }
+
+// String returns the 26-character uppercase form.
+func (b SCRU128Bytes) String() string { return SCRU128(b).String() }
+
+// AppendText implements [encoding.TextAppender] as [SCRU128.AppendText].
+func (b SCRU128Bytes) AppendText(dst []byte) ([]byte, error) { return SCRU128(b).AppendText(dst) }
+
+// MarshalText implements [encoding.TextMarshaler] as [SCRU128.MarshalText].
+func (b SCRU128Bytes) MarshalText() ([]byte, error) { return SCRU128(b).MarshalText() }
+
+// UnmarshalText implements [encoding.TextUnmarshaler] as [SCRU128.UnmarshalText].
+func (b *SCRU128Bytes) UnmarshalText(text []byte) error { return (*SCRU128)(b).UnmarshalText(text) }
+
+// MarshalJSON implements [json.Marshaler] as [SCRU128.MarshalJSON].
+func (b SCRU128Bytes) MarshalJSON() ([]byte, error) { return SCRU128(b).MarshalJSON() }
+
+// UnmarshalJSON implements [json.Unmarshaler] as [SCRU128.UnmarshalJSON].
+func (b *SCRU128Bytes) UnmarshalJSON(data []byte) error { return (*SCRU128)(b).UnmarshalJSON(data) }
+
+// MarshalBinary implements [encoding.BinaryMarshaler]: the 16 bytes.
+func (b SCRU128Bytes) MarshalBinary() ([]byte, error) { return SCRU128(b).MarshalBinary() }
+
+// UnmarshalBinary implements [encoding.BinaryUnmarshaler] as [SCRU128.UnmarshalBinary].
+func (b *SCRU128Bytes) UnmarshalBinary(data []byte) error {
+	return (*SCRU128)(b).UnmarshalBinary(data)
+}
+
+// Value implements [driver.Valuer] with the 16 raw bytes.
+func (b SCRU128Bytes) Value() (driver.Value, error) { return b[:], nil }
+
+// Scan implements [sql.Scanner]. It takes exactly 16 bytes as []byte; other
+// lengths give an error wrapping [ErrInvalidSCRU128], NULL one wrapping
+// [ErrNull] (use [NullSCRU128Bytes]) and other types one wrapping
+// [ErrUnsupportedType].
+func (b *SCRU128Bytes) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		if len(v) != 16 {
+			return fmt.Errorf("%w: database value has %d bytes; a bytea SCRU128 has exactly 16", ErrInvalidSCRU128, len(v))
+		}
+		copy(b[:], v)
+		return nil
+	case nil:
+		return fmt.Errorf("%w: SQL NULL scanned into SCRU128Bytes (use NullSCRU128Bytes)", ErrNull)
+	}
+	return fmt.Errorf("%w: cannot scan %T (%v) into SCRU128Bytes; want 16 bytes as []byte", ErrUnsupportedType, src, src)
+}

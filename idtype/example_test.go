@@ -1,0 +1,129 @@
+package idtype_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sortid/sortid/idtype"
+)
+
+func ExampleParseHUID() {
+	h, err := idtype.ParseHUID("258037077")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(h.Time().Format(time.RFC3339Nano), h.Random())
+	fmt.Println(h.PaddedString())
+
+	_, err = idtype.ParseHUID("9223372036854775808")
+	fmt.Println(errors.Is(err, idtype.ErrInvalidHUID))
+	// Output:
+	// 2026-01-01T00:00:00.123Z 87381
+	// 0000000000258037077
+	// true
+}
+
+func ExampleParseSCRU128() {
+	id, err := idtype.ParseSCRU128("00qbtg0ferftccnfisubo489di") // case-insensitive
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(id)
+	fmt.Println(id.UUIDString())
+	fmt.Println(id.Time().Format(time.RFC3339Nano), id.Counter(), id.PerSecRandom(), id.PerGenRandom())
+
+	fromPostgres, _ := idtype.ParseSCRU128("00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2")
+	fmt.Println(fromPostgres == id)
+	// Output:
+	// 00QBTG0FERFTCCNFISUBO489DI
+	// 00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2
+	// 2021-10-17T11:50:39.325Z 192895179 12475634 4030997938
+	// true
+}
+
+func ExampleHUIDRange() {
+	from := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	lo, hi, err := idtype.HUIDRange(from, from.Add(5*time.Minute))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("SELECT * FROM events WHERE id BETWEEN %d AND %d\n", lo, hi)
+	fmt.Println(lo.Time().Format(time.RFC3339Nano), hi.Time().Format(time.RFC3339Nano))
+	// Output:
+	// SELECT * FROM events WHERE id BETWEEN 60413077094400000 AND 60413706239999999
+	// 2026-11-30T10:00:00Z 2026-11-30T10:04:59.999Z
+}
+
+func ExampleSCRU128Range() {
+	from := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	lo, hi, err := idtype.SCRU128Range(from, from.Add(time.Minute))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(lo.UUIDString())
+	fmt.Println(hi.UUIDString())
+	// Output:
+	// 032cd7eb-d000-0000-0000-000000000000
+	// 032cd7fa-75ff-ffff-ffff-ffffffffffff
+}
+
+func ExampleHUID_MarshalJSON() {
+	type Order struct {
+		ID     idtype.HUID     `json:"id"`
+		Parent idtype.NullHUID `json:"parent"`
+		Trace  idtype.SCRU128  `json:"trace"`
+	}
+	o := Order{
+		ID:    idtype.MustParseHUID("60413077094400000"),
+		Trace: idtype.MustParseSCRU128("00QBTG0FERFTCCNFISUBO489DI"),
+	}
+	out, _ := json.Marshal(o)
+	fmt.Println(string(out)) // the HUID is a string: JavaScript numbers stop at 2^53
+
+	var in Order
+	err := json.Unmarshal([]byte(`{"id":60413077094400000,"parent":"7","trace":"00QBTG0FERFTCCNFISUBO489DI"}`), &in)
+	fmt.Println(in.ID, in.Parent.HUID, in.Parent.Valid, err)
+
+	err = json.Unmarshal([]byte(`{"id":1.5}`), &in)
+	fmt.Println(errors.Is(err, idtype.ErrInvalidHUID))
+	// Output:
+	// {"id":"60413077094400000","parent":null,"trace":"00QBTG0FERFTCCNFISUBO489DI"}
+	// 60413077094400000 7 true <nil>
+	// true
+}
+
+func ExampleNewHUIDGenerator() {
+	// A generator with a fixed clock and random source is deterministic.
+	clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 123_000_000, time.UTC) }
+	random := bytesReader{0x01, 0x55, 0x55}
+	g := idtype.NewHUIDGenerator(idtype.WithClock(clock), idtype.WithRandom(&random))
+	h, err := g.Generate()
+	fmt.Println(h, err)
+	// Output:
+	// 258037077 <nil>
+}
+
+func ExampleHUIDCollisions() {
+	// 100 000 IDs/s spread over 8 processes, each deduplicating its own IDs.
+	e, err := idtype.HUIDCollisions(100_000, 8)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%.3g per day, %.3g per year\n", e.PerDay, e.PerYear)
+	s, _ := idtype.SCRU128Collisions(100_000, 8)
+	fmt.Printf("SCRU128: %.3g per year\n", s.PerYear)
+	// Output:
+	// 1.8e+05 per day, 6.58e+07 per year
+	// SCRU128: 7.14e-12 per year
+}
+
+// bytesReader is an io.Reader over fixed bytes.
+type bytesReader []byte
+
+func (b *bytesReader) Read(p []byte) (int, error) {
+	n := copy(p, *b)
+	*b = (*b)[n:]
+	return n, nil
+}

@@ -1,0 +1,53 @@
+package idtype
+
+import (
+	"io"
+	"time"
+)
+
+// rollbackTolerance is how far the clock may go back before a generator
+// gives up keeping its last timestamp and restarts from the clock. Within it
+// the generator keeps counting on the last timestamp, so its output stays
+// ordered (SCRU128) and unique (HUID) across small NTP corrections.
+const rollbackTolerance = 10_000 // ms
+
+// GeneratorOption configures a [HUIDGenerator] or a [SCRU128Generator].
+type GeneratorOption func(*generatorConfig)
+
+type generatorConfig struct {
+	clock  func() time.Time
+	random io.Reader
+}
+
+// WithClock makes the generator read the time from now instead of the
+// system clock, for tests and simulations.
+func WithClock(now func() time.Time) GeneratorOption {
+	return func(c *generatorConfig) { c.clock = now }
+}
+
+// WithRandom makes the generator take its random bits from r instead of
+// crypto/rand. The generator reads exactly the bytes each field needs, in
+// the order documented on its Generate method, without reading ahead, so a
+// fixed byte stream gives a reproducible sequence of IDs.
+func WithRandom(r io.Reader) GeneratorOption {
+	return func(c *generatorConfig) { c.random = r }
+}
+
+func newGeneratorConfig(opts []GeneratorOption) (unixMilli func() int64, random *randomSource) {
+	var c generatorConfig
+	for _, opt := range opts {
+		opt(&c)
+	}
+	if c.clock == nil {
+		unixMilli = newFastClock().unixMilli
+	} else {
+		clock := c.clock
+		unixMilli = func() int64 { return clock().UnixMilli() }
+	}
+	if c.random == nil {
+		random = newRandomSource(nil, defaultRandomBuffer)
+	} else {
+		random = newRandomSource(c.random, 0)
+	}
+	return unixMilli, random
+}

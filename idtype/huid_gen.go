@@ -1,0 +1,184 @@
+package idtype
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+	"time"
+)
+
+// maxRedraws bounds how often Generate redraws a random part already used
+// in the current millisecond before it takes the next free one by scanning.
+// Redraws only become frequent when most of the 2^21 values are used.
+const maxRedraws = 16
+
+// HUIDGenerator makes HUIDs following spec §5 and never returns the same
+// HUID twice: within a millisecond it redraws a random part it has already
+// used, and once all 2^21 are used it moves on to the next millisecond.
+// That guarantee is per generator, so per process for the default one; two
+// generators (two processes, or a process and PostgreSQL's huid_generate)
+// are independent and only the birthday bound of spec §6.2 holds between
+// them (see [HUIDCollisions]).
+//
+// When the clock goes back by up to 10 s the generator keeps its last
+// millisecond, so uniqueness survives NTP corrections; when it goes back
+// further, it restarts from the clock and IDs of the re-lived milliseconds
+// may repeat earlier ones.
+//
+// A HUIDGenerator is safe for concurrent use. It keeps a 256 KiB bitmap of
+// the random parts used in the current millisecond, allocated on first use.
+type HUIDGenerator struct {
+	unixMilli func() int64
+
+	mu     sync.Mutex
+	random *randomSource
+	ms     int64 // time field the used set belongs to
+	used   *usedSet
+}
+
+// NewHUIDGenerator returns a HUIDGenerator. By default it reads the system
+// clock and takes random bits from crypto/rand, read in 4 KiB blocks.
+func NewHUIDGenerator(opts ...GeneratorOption) *HUIDGenerator {
+	unixMilli, random := newGeneratorConfig(opts)
+	return &HUIDGenerator{unixMilli: unixMilli, random: random, ms: -1}
+}
+
+var defaultHUIDGenerator = NewHUIDGenerator()
+
+// NewHUID returns a new HUID from the default generator. It panics where
+// [GenerateHUID] returns an error: when the clock is outside HUID's window.
+func NewHUID() HUID {
+	h, err := GenerateHUID()
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// GenerateHUID returns a new HUID from the default generator, which reads
+// the system clock and crypto/rand. It returns an error wrapping
+// [ErrClockOutOfRange] when the clock lies outside
+// [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z].
+func GenerateHUID() (HUID, error) { return defaultHUIDGenerator.Generate() }
+
+// Generate returns a new HUID. Its random part takes 3 bytes from the
+// random source (the low 21 bits of them, big-endian), 3 more per redraw.
+// It returns an error wrapping [ErrClockOutOfRange] when the clock lies
+// outside HUID's window (or when the last millisecond of the window is used
+// up), or wrapping [ErrRandomSource] when the random source fails.
+func (g *HUIDGenerator) Generate() (HUID, error) {
+	now := g.unixMilli() - HUIDEpochMillis
+	if now < 0 || now > HUIDMaxTimestamp {
+		return 0, fmt.Errorf("%w: the clock reads %s, outside HUID's window [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z]",
+			ErrClockOutOfRange, time.UnixMilli(now+HUIDEpochMillis).UTC().Format(time.RFC3339Nano))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.used == nil {
+		g.used = newUsedSet()
+	}
+	ms := g.ms
+	if now > ms || now < ms-rollbackTolerance {
+		ms = now
+	}
+	if ms != g.ms {
+		g.used.reset()
+		g.ms = ms
+	}
+	if g.used.full() {
+		if g.ms == HUIDMaxTimestamp {
+			return 0, fmt.Errorf("%w: all 2^21 HUIDs of the window's last millisecond are used", ErrClockOutOfRange)
+		}
+		g.used.reset()
+		g.ms++
+	}
+	random, err := g.drawUnused()
+	if err != nil {
+		return 0, err
+	}
+	return makeHUID(g.ms, random), nil
+}
+
+// drawUnused returns a random part not yet used in g.ms and marks it used.
+func (g *HUIDGenerator) drawUnused() (uint32, error) {
+	for range maxRedraws {
+		r, err := g.random.bits(huidRandomBits)
+		if err != nil {
+			return 0, err
+		}
+		if g.used.add(r) {
+			return r, nil
+		}
+	}
+	// The set is crowded: take the next free value after a fresh draw.
+	r, err := g.random.bits(huidRandomBits)
+	if err != nil {
+		return 0, err
+	}
+	r = g.used.nextFree(r)
+	g.used.add(r)
+	return r, nil
+}
+
+const (
+	usedWords      = 1 << huidRandomBits / 64
+	maxTouchedList = 1024 // beyond this many words, reset clears the whole bitmap
+)
+
+// usedSet records which 21-bit values are taken. reset costs in proportion to
+// what was added: it clears the touched words, or the whole 256 KiB bitmap
+// when more than maxTouchedList words were touched.
+type usedSet struct {
+	words   [usedWords]uint64
+	touched []uint32 // indexes of non-zero words while len <= maxTouchedList
+	count   int
+}
+
+func newUsedSet() *usedSet {
+	return &usedSet{touched: make([]uint32, 0, maxTouchedList+1)}
+}
+
+// add marks v used and reports whether it was free.
+func (s *usedSet) add(v uint32) bool {
+	w, mask := v/64, uint64(1)<<(v%64)
+	old := s.words[w]
+	if old&mask != 0 {
+		return false
+	}
+	if old == 0 && len(s.touched) <= maxTouchedList {
+		s.touched = append(s.touched, w) // one past the cap marks "clear all"
+	}
+	s.words[w] = old | mask
+	s.count++
+	return true
+}
+
+func (s *usedSet) full() bool { return s.count == HUIDMaxRandom+1 }
+
+// nextFree returns the first free value at or after v, wrapping around.
+// The set must not be full.
+func (s *usedSet) nextFree(v uint32) uint32 {
+	w := v / 64
+	if free := ^s.words[w] >> (v % 64); free != 0 {
+		return v + uint32(bits.TrailingZeros64(free))
+	}
+	for i := uint32(1); i <= usedWords; i++ {
+		w := (v/64 + i) % usedWords
+		if free := ^s.words[w]; free != 0 {
+			return w*64 + uint32(bits.TrailingZeros64(free))
+		}
+	}
+	panic("idtype: nextFree on a full set")
+}
+
+func (s *usedSet) reset() {
+	if len(s.touched) > maxTouchedList {
+		clear(s.words[:])
+	} else {
+		for _, w := range s.touched {
+			s.words[w] = 0
+		}
+	}
+	s.touched = s.touched[:0]
+	s.count = 0
+}

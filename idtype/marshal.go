@@ -1,0 +1,180 @@
+package idtype
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// AppendText implements [encoding.TextAppender]: it appends the decimal
+// form. It returns an error wrapping [ErrInvalidHUID] for a negative h.
+func (h HUID) AppendText(b []byte) ([]byte, error) {
+	if err := h.checkValid(); err != nil {
+		return b, err
+	}
+	return strconv.AppendInt(b, int64(h), 10), nil
+}
+
+// MarshalText implements [encoding.TextMarshaler] with the decimal form.
+// It returns an error wrapping [ErrInvalidHUID] for a negative h.
+func (h HUID) MarshalText() ([]byte, error) { return h.AppendText(nil) }
+
+// UnmarshalText implements [encoding.TextUnmarshaler] with the rules of
+// [ParseHUID]; errors wrap [ErrInvalidHUID].
+func (h *HUID) UnmarshalText(text []byte) error {
+	v, err := parseHUID(text)
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
+}
+
+// AppendBinary implements [encoding.BinaryAppender]: 8 bytes, big-endian
+// (spec §7.2). It returns an error wrapping [ErrInvalidHUID] for a negative h.
+func (h HUID) AppendBinary(b []byte) ([]byte, error) {
+	if err := h.checkValid(); err != nil {
+		return b, err
+	}
+	return binary.BigEndian.AppendUint64(b, uint64(h)), nil
+}
+
+// MarshalBinary implements [encoding.BinaryMarshaler]: 8 bytes, big-endian.
+// It returns an error wrapping [ErrInvalidHUID] for a negative h.
+func (h HUID) MarshalBinary() ([]byte, error) { return h.AppendBinary(make([]byte, 0, 8)) }
+
+// UnmarshalBinary implements [encoding.BinaryUnmarshaler]. It takes exactly
+// 8 bytes, big-endian, whose first byte has its top bit clear (spec §7.2);
+// anything else gives an error wrapping [ErrInvalidHUID].
+func (h *HUID) UnmarshalBinary(data []byte) error {
+	if len(data) != 8 {
+		return fmt.Errorf("%w: binary form has %d bytes; want exactly 8", ErrInvalidHUID, len(data))
+	}
+	v := binary.BigEndian.Uint64(data)
+	if v > uint64(MaxHUID) {
+		return fmt.Errorf("%w: binary form %x exceeds 2^63-1 (top bit set)", ErrInvalidHUID, data)
+	}
+	*h = HUID(v)
+	return nil
+}
+
+// MarshalJSON implements [json.Marshaler]. A HUID is a JSON string of its
+// decimal form: HUIDs made after 2026-02-19 exceed 2^53, which JavaScript
+// numbers cannot hold exactly. It returns an error wrapping [ErrInvalidHUID]
+// for a negative h.
+func (h HUID) MarshalJSON() ([]byte, error) {
+	b, err := h.AppendText([]byte{'"'})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON implements [json.Unmarshaler]. It takes a JSON string of
+// the decimal form or a JSON integer; fractions, exponents, signs and values
+// above 2^63-1 give an error wrapping [ErrInvalidHUID], and null one wrapping
+// [ErrNull] (use [NullHUID] for nullable values).
+func (h *HUID) UnmarshalJSON(data []byte) error {
+	text, err := jsonText(data, "HUID")
+	if err != nil {
+		return err
+	}
+	v, err := parseHUID(text)
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
+}
+
+// jsonText returns the text of a JSON string, or a bare JSON value as is.
+func jsonText(data []byte, kind string) ([]byte, error) {
+	if string(data) == "null" {
+		return nil, fmt.Errorf("%w: JSON null for %s (use Null%s)", ErrNull, kind, kind)
+	}
+	if len(data) == 0 || data[0] != '"' {
+		return data, nil
+	}
+	if len(data) < 2 || data[len(data)-1] != '"' {
+		return nil, fmt.Errorf("%w: malformed JSON string %s", errInvalid(kind), data)
+	}
+	inner := data[1 : len(data)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, nil
+	}
+	var s string // escapes are legal JSON; let encoding/json decode them
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%w: malformed JSON string %s: %w", errInvalid(kind), data, err)
+	}
+	return []byte(s), nil
+}
+
+func errInvalid(kind string) error {
+	if kind == "HUID" {
+		return ErrInvalidHUID
+	}
+	return ErrInvalidSCRU128
+}
+
+// AppendText implements [encoding.TextAppender] with the 26-character
+// uppercase base32 form.
+func (id SCRU128) AppendText(b []byte) ([]byte, error) {
+	var buf [scru128TextLen]byte
+	id.encodeBase32(&buf)
+	return append(b, buf[:]...), nil
+}
+
+// MarshalText implements [encoding.TextMarshaler] with the 26-character form.
+func (id SCRU128) MarshalText() ([]byte, error) {
+	return id.AppendText(make([]byte, 0, scru128TextLen))
+}
+
+// UnmarshalText implements [encoding.TextUnmarshaler] with the rules of
+// [ParseSCRU128]; errors wrap [ErrInvalidSCRU128].
+func (id *SCRU128) UnmarshalText(text []byte) error {
+	v, err := parseSCRU128(text)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// AppendBinary implements [encoding.BinaryAppender]: the 16 bytes.
+func (id SCRU128) AppendBinary(b []byte) ([]byte, error) { return append(b, id[:]...), nil }
+
+// MarshalBinary implements [encoding.BinaryMarshaler]: the 16 bytes.
+func (id SCRU128) MarshalBinary() ([]byte, error) { return id.AppendBinary(make([]byte, 0, 16)) }
+
+// UnmarshalBinary implements [encoding.BinaryUnmarshaler]. It takes exactly
+// 16 bytes; any other length gives an error wrapping [ErrInvalidSCRU128].
+func (id *SCRU128) UnmarshalBinary(data []byte) error {
+	if len(data) != 16 {
+		return fmt.Errorf("%w: binary form has %d bytes; want exactly 16", ErrInvalidSCRU128, len(data))
+	}
+	copy(id[:], data)
+	return nil
+}
+
+// MarshalJSON implements [json.Marshaler] with the 26-character form as a
+// JSON string.
+func (id SCRU128) MarshalJSON() ([]byte, error) {
+	b, _ := id.AppendText(append(make([]byte, 0, scru128TextLen+2), '"'))
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON implements [json.Unmarshaler]. It takes a JSON string in
+// either form [ParseSCRU128] accepts; other input gives an error wrapping
+// [ErrInvalidSCRU128], and null one wrapping [ErrNull] (use [NullSCRU128]).
+func (id *SCRU128) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] != '"' && string(data) != "null" {
+		return fmt.Errorf("%w: JSON %s is not a string", ErrInvalidSCRU128, data)
+	}
+	text, err := jsonText(data, "SCRU128")
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText(text)
+}

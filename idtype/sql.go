@@ -1,0 +1,88 @@
+package idtype
+
+import (
+	"database/sql/driver"
+	"fmt"
+)
+
+// Value implements [driver.Valuer]: the HUID as an int64, for bigint
+// columns. It returns an error wrapping [ErrInvalidHUID] for a negative h.
+func (h HUID) Value() (driver.Value, error) {
+	if err := h.checkValid(); err != nil {
+		return nil, err
+	}
+	return int64(h), nil
+}
+
+// Scan implements [sql.Scanner]. It takes an int64 (or a uint64) in
+// [0, 2^63-1] and the decimal form as string or []byte. A negative or larger
+// value or malformed text gives an error wrapping [ErrInvalidHUID], NULL one
+// wrapping [ErrNull] (scan nullable columns into [NullHUID]), and any other
+// type one wrapping [ErrUnsupportedType].
+func (h *HUID) Scan(src any) error {
+	switch v := src.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("%w: database value %d is negative; HUIDs lie in [0, 2^63-1]", ErrInvalidHUID, v)
+		}
+		*h = HUID(v)
+		return nil
+	case uint64:
+		if v > uint64(MaxHUID) {
+			return fmt.Errorf("%w: database value %d exceeds 2^63-1", ErrInvalidHUID, v)
+		}
+		*h = HUID(v)
+		return nil
+	case string:
+		return scanHUIDText(h, v)
+	case []byte:
+		return scanHUIDText(h, v)
+	case nil:
+		return fmt.Errorf("%w: SQL NULL scanned into HUID (use NullHUID)", ErrNull)
+	}
+	return fmt.Errorf("%w: cannot scan %T (%v) into HUID", ErrUnsupportedType, src, src)
+}
+
+func scanHUIDText[T string | []byte](h *HUID, text T) error {
+	v, err := parseHUID(text)
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
+}
+
+// Value implements [driver.Valuer] with the UUID text form, which every
+// PostgreSQL driver binds to a uuid column. For a bytea column use
+// [SCRU128Bytes], whose Value is the 16 raw bytes.
+func (id SCRU128) Value() (driver.Value, error) { return id.UUIDString(), nil }
+
+// Scan implements [sql.Scanner]. It takes 16 raw bytes (a bytea value), and
+// the UUID form or the 26-character form as string or []byte. Other lengths
+// and malformed text give an error wrapping [ErrInvalidSCRU128], NULL one
+// wrapping [ErrNull] (use [NullSCRU128]), and other types one wrapping
+// [ErrUnsupportedType].
+func (id *SCRU128) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		if len(v) == 16 {
+			copy(id[:], v)
+			return nil
+		}
+		return scanSCRU128Text(id, v)
+	case string:
+		return scanSCRU128Text(id, v)
+	case nil:
+		return fmt.Errorf("%w: SQL NULL scanned into SCRU128 (use NullSCRU128)", ErrNull)
+	}
+	return fmt.Errorf("%w: cannot scan %T (%v) into SCRU128", ErrUnsupportedType, src, src)
+}
+
+func scanSCRU128Text[T string | []byte](id *SCRU128, text T) error {
+	v, err := parseSCRU128(text)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}

@@ -1,0 +1,70 @@
+package idtype
+
+import (
+	"fmt"
+	"time"
+)
+
+// HUIDRange returns the smallest and largest HUID whose time lies in
+// [from, to), so that WHERE id BETWEEN lo AND hi selects exactly the rows
+// whose HUID was made in that window, as a plain index range. It returns an
+// error wrapping [ErrInvalidRange] when from >= to or the window holds no
+// millisecond start, or wrapping [ErrTimeOutOfRange] when the window reaches
+// outside [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z].
+func HUIDRange(from, to time.Time) (lo, hi HUID, err error) {
+	first, last, err := millisecondRange(from, to, HUIDEpochMillis, HUIDMaxTimestamp, "HUID")
+	if err != nil {
+		return 0, 0, err
+	}
+	return makeHUID(first, 0), makeHUID(last, HUIDMaxRandom), nil
+}
+
+// SCRU128Range returns the smallest and largest SCRU128 whose time lies in
+// [from, to), so that WHERE id BETWEEN lo AND hi selects exactly the rows
+// made in that window. It returns an error wrapping [ErrInvalidRange] when
+// from >= to or the window holds no millisecond start, or wrapping
+// [ErrTimeOutOfRange] when the window reaches outside the timestamps 0 to
+// 2^44-1 ms after 2020-01-01T00:00:00Z.
+func SCRU128Range(from, to time.Time) (lo, hi SCRU128, err error) {
+	first, last, err := millisecondRange(from, to, SCRU128EpochMillis, SCRU128MaxTimestamp, "SCRU128")
+	if err != nil {
+		return SCRU128{}, SCRU128{}, err
+	}
+	lo = makeSCRU128(uint64(first), 0, 0, 0)
+	hi = makeSCRU128(uint64(last), SCRU128MaxCounter, SCRU128MaxPerSecRandom, 1<<32-1)
+	return lo, hi, nil
+}
+
+// millisecondRange returns the first and last time field (ms since epoch)
+// whose millisecond starts in [from, to).
+func millisecondRange(from, to time.Time, epoch, maxField int64, scheme string) (first, last int64, err error) {
+	if !from.Before(to) {
+		return 0, 0, fmt.Errorf("%w: from %s is not before to %s", ErrInvalidRange,
+			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
+	}
+	first = ceilMilli(from) - epoch
+	last = ceilMilli(to) - epoch - 1
+	if first < 0 || last > maxField {
+		return 0, 0, fmt.Errorf("%w: [%s, %s) reaches outside %s's window [%s, %s]", ErrTimeOutOfRange,
+			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano), scheme,
+			formatMilli(epoch), formatMilli(epoch+maxField))
+	}
+	if first > last {
+		return 0, 0, fmt.Errorf("%w: [%s, %s) holds no millisecond start", ErrInvalidRange,
+			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
+	}
+	return first, last, nil
+}
+
+// ceilMilli returns t in Unix milliseconds, rounded up.
+func ceilMilli(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if t.Nanosecond()%int(time.Millisecond) != 0 {
+		ms++
+	}
+	return ms
+}
+
+func formatMilli(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
