@@ -1,0 +1,187 @@
+package migrations
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"testing"
+)
+
+func TestGooseCopyDoesNotDrift(t *testing.T) {
+	t.Parallel()
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, m := range ms {
+		name := GooseName(m)
+		want[name] = true
+		src, err := GooseSource(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := fs.ReadFile(GooseFS(), name)
+		if err != nil {
+			t.Fatalf("%s: %v (run go generate ./migrations)", name, err)
+		}
+		if string(got) != src {
+			t.Errorf("goose/%s is stale: run go generate ./migrations", name)
+		}
+		// Also compare with the file on disk, which go:embed may lag behind in an
+		// editor session but not in CI.
+		if disk, err := os.ReadFile(path.Join("goose", name)); err == nil && string(disk) != src {
+			t.Errorf("goose/%s on disk is stale: run go generate ./migrations", name)
+		}
+	}
+	entries, err := fs.ReadDir(GooseFS(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !want[e.Name()] {
+			t.Errorf("goose/%s has no canonical up/down pair", e.Name())
+		}
+	}
+}
+
+func TestEveryUpHasDown(t *testing.T) {
+	t.Parallel()
+	entries, err := fs.ReadDir(MigrateFS(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	ups := 0
+	for name := range names {
+		if base, ok := strings.CutSuffix(name, ".up.sql"); ok {
+			ups++
+			if !names[base+".down.sql"] {
+				t.Errorf("%s has no %s.down.sql", name, base)
+			}
+		} else if base, ok := strings.CutSuffix(name, ".down.sql"); ok {
+			if !names[base+".up.sql"] {
+				t.Errorf("%s has no %s.up.sql", name, base)
+			}
+		} else {
+			t.Errorf("unexpected file %s", name)
+		}
+	}
+	if ups == 0 {
+		t.Fatal("no up migrations")
+	}
+	if _, err := Migrations(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUpDownOrdered(t *testing.T) {
+	t.Parallel()
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, down := Up(), Down()
+	if strings.TrimSpace(up) == "" || strings.TrimSpace(down) == "" {
+		t.Fatal("Up() or Down() is empty")
+	}
+	prevUp, prevDown := -1, len(down)+1
+	for i, m := range ms {
+		if i > 0 && m.Version <= ms[i-1].Version {
+			t.Fatalf("versions not ascending: %d after %d", m.Version, ms[i-1].Version)
+		}
+		u := strings.Index(up, m.UpSQL)
+		d := strings.Index(down, m.DownSQL)
+		if u < 0 || d < 0 {
+			t.Fatalf("%s or %s missing from Up()/Down()", m.UpFile, m.DownFile)
+		}
+		if u <= prevUp {
+			t.Errorf("Up(): %s out of order", m.UpFile)
+		}
+		if d >= prevDown {
+			t.Errorf("Down(): %s out of order", m.DownFile)
+		}
+		prevUp, prevDown = u, d
+	}
+}
+
+func TestCanonicalFileRules(t *testing.T) {
+	t.Parallel()
+	for _, m := range mustMigrations() {
+		for file, src := range map[string]string{m.UpFile: m.UpSQL, m.DownFile: m.DownSQL} {
+			stmts, err := SplitStatements(src)
+			if err != nil {
+				t.Errorf("%s: %v", file, err)
+				continue
+			}
+			for _, st := range stmts {
+				first := strings.ToUpper(strings.Fields(st.SQL)[0])
+				switch first {
+				case "BEGIN", "COMMIT", "ROLLBACK", "START", "END":
+					t.Errorf("%s: transaction control %q inside a migration", file, first)
+				}
+				for line := range strings.Lines(st.SQL) {
+					if strings.HasPrefix(strings.TrimSpace(line), `\`) {
+						t.Errorf("%s: psql meta-command %q", file, strings.TrimSpace(line))
+					}
+				}
+			}
+			if strings.Contains(src, "public.") {
+				t.Errorf("%s hard-codes the public schema", file)
+			}
+		}
+	}
+}
+
+func TestSplitStatements(t *testing.T) {
+	t.Parallel()
+	src := "-- lead\n\nCREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $x$ BEGIN RETURN 1; END $x$;\n" +
+		"SELECT 'a;b', \"c;d\", $$;$$, /* ; /* nested ; */ */ 1;\n" +
+		"SELECT $1::int; -- trailing\n-- tail comment\n"
+	stmts, err := SplitStatements(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stmts) != 3 {
+		t.Fatalf("got %d statements: %q", len(stmts), stmts)
+	}
+	if stmts[0].Comment != "-- lead\n\n" || !strings.HasSuffix(stmts[0].SQL, "$x$;") {
+		t.Errorf("statement 0 = %+v", stmts[0])
+	}
+	if !strings.HasPrefix(stmts[1].SQL, "SELECT 'a;b'") || !strings.HasSuffix(stmts[1].SQL, "1;") {
+		t.Errorf("statement 1 = %q", stmts[1].SQL)
+	}
+	if stmts[2].SQL != "SELECT $1::int;" {
+		t.Errorf("statement 2 = %q", stmts[2].SQL)
+	}
+	for _, bad := range []string{"SELECT 'x;", "SELECT $a$ x;", "SELECT 1; SELECT 2", "/* x", "-- +goose Up\nSELECT 1;"} {
+		if _, err := SplitStatements(bad); err == nil {
+			t.Errorf("SplitStatements(%q) = nil error", bad)
+		}
+	}
+	if _, err := SplitStatements("CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;"); !errors.Is(err, errAtomic) {
+		t.Errorf("BEGIN ATOMIC: err = %v", err)
+	}
+}
+
+func TestGooseFromUpDown(t *testing.T) {
+	t.Parallel()
+	got, err := GooseFromUpDown("hdr", "-- c\nSELECT 1;\nSELECT 2;\n", "SELECT 3;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "-- hdr\n\n-- +goose Up\n-- c\n-- +goose StatementBegin\nSELECT 1;\n-- +goose StatementEnd\n" +
+		"-- +goose StatementBegin\nSELECT 2;\n-- +goose StatementEnd\n\n" +
+		"-- +goose Down\n-- +goose StatementBegin\nSELECT 3;\n-- +goose StatementEnd\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if _, err := GooseFromUpDown("", "SELECT 1;", "  \n"); err == nil {
+		t.Error("empty down: want error")
+	}
+}

@@ -1,0 +1,421 @@
+-- sortid 0001: PostgreSQL functions for HUID (bigint) and SCRU128 v1.0.2 (uuid/bytea).
+--
+-- Runs in whatever schema is first in the search_path at migration time (nothing
+-- hard-codes "public"); needs PostgreSQL 15+ and no extension (gen_random_uuid() is core
+-- since PostgreSQL 13; SQL-standard function bodies need PostgreSQL 14).
+-- Safe to run twice: CREATE OR REPLACE everywhere, domain creation guarded.
+--
+-- search_path / hijacking:
+--   * Every LANGUAGE sql function uses a SQL-standard body (RETURN expr). Such a body is
+--     parsed once, at CREATE time, and stored as a tree of object OIDs, so the caller's
+--     search_path is never consulted when it runs: shadowing gen_random_uuid,
+--     clock_timestamp, date_part, ... in another schema has no effect, and calls between
+--     sortid functions always reach the functions created here. No SET clause is needed,
+--     so huid_generate() stays inlinable (a SET clause forbids inlining and costs a GUC
+--     save/restore per call). Built-ins are still written pg_catalog.-qualified so that a
+--     hostile search_path at migration time cannot capture them either.
+--   * The two PL/pgSQL functions (scru128_generate, sortid_raise) are parsed at run time,
+--     so they pin `SET search_path = pg_catalog, pg_temp`. For scru128_generate that
+--     costs ~1.9 us of ~7.4 us per call (1M-call SELECT, PostgreSQL 15, 2 cores;
+--     migrations/bench/run.sh prices it as bench_scru128_noset) and it still inserts at
+--     ~0.6x the rows/s of gen_random_uuid(); the alternative, OPERATOR(pg_catalog.x)
+--     on every operator, was judged too error-prone.
+--
+-- huid_generate() dedupes per session (see its comment) because that measured 1.29x
+-- (SELECT count(f()), 1M rows) / 1.39x (count(DISTINCT f())) the cost of the
+-- non-deduping expression, inside the 1.5x budget; without it a 1M-row INSERT ... SELECT
+-- into a HUID primary key failed with a duplicate key in 3 of 3 runs.
+--
+-- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, message, model),
+-- a VOLATILE PL/pgSQL helper. VOLATILE matters: the planner never pre-evaluates it, so a
+-- CASE branch that is not taken never raises. Every message names the offending value.
+--
+-- Time: unix ms are floor()ed, also for negative epochs. Pure functions compute them
+-- exactly with numeric EXTRACT on the UTC timestamp (date_part(text, timestamptz) is
+-- only STABLE); generators use float8 date_part('epoch', clock_timestamp()) for speed,
+-- which can read a clock value that lies exactly on a millisecond edge as the previous
+-- millisecond (harmless for generation).
+--
+-- Session state (per database session, custom GUCs set with set_config(..., false)):
+--   sortid.huid_last      last value returned by huid_generate() in this session
+--   sortid.scru128_state  "timestamp,counter,per_sec_random_hex,ts_last_sec"
+-- A GUC set inside a transaction that rolls back reverts to its value before the
+-- transaction, so IDs handed out by a rolled-back transaction may be followed by smaller
+-- ones (SCRU128 IDs still differ in their 32 fresh random bits). Do not set these GUCs
+-- yourself.
+
+-- huid: domain for columns holding a HUID (a non-negative bigint).
+DO $sortid$
+BEGIN
+  IF NOT EXISTS (
+    SELECT 1
+    FROM pg_catalog.pg_type t
+    JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+    WHERE t.typname = 'huid' AND t.typtype = 'd' AND n.nspname = pg_catalog.current_schema()
+  ) THEN
+    CREATE DOMAIN huid AS bigint CONSTRAINT huid_nonnegative CHECK (VALUE >= 0);
+  END IF;
+END
+$sortid$;
+
+COMMENT ON DOMAIN huid IS 'sortid: HUID, a 63-bit time-sortable id: (unix_ms - 1767225600000) << 21 | random21.';
+
+-- sortid_raise raises an error with the given SQLSTATE and message; the third argument
+-- only fixes the (never returned) result type, e.g. NULL::bigint.
+CREATE OR REPLACE FUNCTION sortid_raise(p_code text, p_message text, p_model anyelement)
+RETURNS anyelement
+LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $sortid$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = p_code, MESSAGE = p_message;
+END
+$sortid$;
+
+COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: raise an error (SQLSTATE, message) from a LANGUAGE sql function. VOLATILE so it is never constant-folded.';
+
+------------------------------------------------------------------------------------------
+-- HUID
+------------------------------------------------------------------------------------------
+
+-- huid_generate returns a new HUID from the clock (window 2026-01-01T00:00:00.000Z ..
+-- 2165-05-15T07:35:11.103Z, both edges valid; outside it raises SQLSTATE 22008) and 21
+-- random bits taken from gen_random_uuid() (a CSPRNG; random() is never used).
+-- Dedupe: the session remembers the last value it returned (GUC sortid.huid_last). When
+-- that value lies in the current or the next millisecond, the result is
+-- GREATEST(fresh, last + 1): the first HUID of a millisecond has uniformly random low
+-- bits, later ones of the same millisecond are strictly increasing, so a session never
+-- repeats a value within a millisecond (and, at PostgreSQL speeds, never overflows the
+-- 2^21 values of a millisecond; if it did, last + 1 carries into the next one). If the
+-- clock steps back by more than a millisecond the remembered value is ignored.
+-- Different sessions can still collide (21 random bits per ms): treat a unique
+-- violation as retryable. Inlinable LANGUAGE sql; PARALLEL UNSAFE because of set_config.
+-- The window check and the value read the clock separately; they can only disagree
+-- within microseconds of a window edge, and the value is clamped to the window then.
+CREATE OR REPLACE FUNCTION huid_generate()
+RETURNS bigint
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN CASE
+  WHEN pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint - 1767225600000
+       BETWEEN 0 AND 4398046511103
+  THEN pg_catalog.set_config('sortid.huid_last',
+         GREATEST(
+           (LEAST(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
+                  - 1767225600000, 4398046511103) << 21)
+           | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151),
+           CASE
+             WHEN (NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
+                  - (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
+                     - 1767225600000)
+                  BETWEEN 0 AND 1
+             THEN NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint + 1
+             ELSE 0
+           END
+         )::pg_catalog.text, false)::bigint
+  ELSE sortid_raise('22008',
+         'huid_generate: clock ' || pg_catalog.clock_timestamp()::pg_catalog.text
+         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         NULL::bigint)
+END;
+
+COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp() and 21 CSPRNG bits; never repeats a value within one session and millisecond; errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
+
+-- huid_generate_at returns a HUID for the given time (for backfills) with fresh random
+-- bits; no dedupe. Raises SQLSTATE 22008 naming the time when it is outside the window.
+CREATE OR REPLACE FUNCTION huid_generate_at(ts pg_catalog.timestamptz)
+RETURNS bigint
+LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
+       BETWEEN 1767225600000 AND 6165272111103
+  THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21)
+       | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151)
+  ELSE sortid_raise('22008',
+         'huid_generate_at: ' || ts::pg_catalog.text
+         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         NULL::bigint)
+END;
+
+COMMENT ON FUNCTION huid_generate_at(pg_catalog.timestamptz) IS 'sortid: HUID for the given time (millisecond floor) with 21 fresh CSPRNG bits, for backfills; errors outside the HUID window.';
+
+-- huid_timestamp returns the millisecond a HUID was made at. Raises SQLSTATE 22003 naming
+-- the value for negative input (not a HUID).
+CREATE OR REPLACE FUNCTION huid_timestamp(id bigint)
+RETURNS pg_catalog.timestamptz
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN id >= 0
+  THEN (TIMESTAMP '2026-01-01 00:00:00' + INTERVAL '1 millisecond' * (id >> 21)) AT TIME ZONE 'UTC'
+  ELSE sortid_raise('22003',
+         'huid_timestamp: ' || id::pg_catalog.text || ' is not a valid HUID (negative)',
+         NULL::pg_catalog.timestamptz)
+END;
+
+COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a HUID; errors for negative values.';
+
+-- huid_min returns the smallest HUID of the millisecond containing ts (floor), so
+-- `id BETWEEN huid_min(a) AND huid_max(b)` is a plain index range and
+-- `FOR VALUES FROM (huid_min(a)) TO (huid_min(b))` a partition bound.
+-- Raises SQLSTATE 22008 naming the time outside the HUID window.
+CREATE OR REPLACE FUNCTION huid_min(ts pg_catalog.timestamptz)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
+       BETWEEN 1767225600000 AND 6165272111103
+  THEN (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21
+  ELSE sortid_raise('22008',
+         'huid_min: ' || ts::pg_catalog.text
+         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         NULL::bigint)
+END;
+
+COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID of the millisecond containing ts (for range scans and partition bounds); errors outside the HUID window.';
+
+-- huid_max returns the largest HUID of the millisecond containing ts (floor).
+CREATE OR REPLACE FUNCTION huid_max(ts pg_catalog.timestamptz)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
+       BETWEEN 1767225600000 AND 6165272111103
+  THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21) | 2097151
+  ELSE sortid_raise('22008',
+         'huid_max: ' || ts::pg_catalog.text
+         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         NULL::bigint)
+END;
+
+COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of the millisecond containing ts (for range scans); errors outside the HUID window.';
+
+------------------------------------------------------------------------------------------
+-- SCRU128 v1.0.2: timestamp(44, ms since 2020-01-01) | counter(28) | per_sec_random(24)
+--                 | per_gen_random(32), big-endian = the 16 uuid bytes.
+------------------------------------------------------------------------------------------
+
+-- scru128_generate returns a new SCRU128 ID; each database session is one generator
+-- with its state in the GUC sortid.scru128_state:
+--   * new millisecond: counter := random 28 bits;
+--   * same millisecond, or clock behind the last timestamp by at most 10 000 ms: keep
+--     the last timestamp, counter + 1; on counter overflow (2^28) timestamp + 1 and a
+--     random counter;
+--   * clock behind by more than 10 000 ms: restart from the clock (only case in which a
+--     session's output is not ascending);
+--   * per_sec_random (24 bits) renewed when timestamp - ts_last_sec > 1000;
+--   * per_gen_random: 32 fresh bits for every ID.
+-- All random bits come from one gen_random_uuid() per call, never from its version and
+-- variant nibbles. Raises SQLSTATE 22008 rather than emit the reserved timestamps 0 and
+-- 2^44-1 (clock before 2020-01-01T00:00:00.001Z or after 2577-06-22T06:20:44.414Z).
+CREATE OR REPLACE FUNCTION scru128_generate()
+RETURNS pg_catalog.uuid
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $sortid$
+DECLARE
+  -- 8-4-4-4-12 hex digits; digit 15 (version) and 20 (variant) are not random.
+  r      text := gen_random_uuid()::text;
+  now_ms bigint := floor(date_part('epoch', clock_timestamp()) * 1000)::bigint - 1577836800000;
+  st     text := current_setting('sortid.scru128_state', true);
+  ts     bigint;
+  cnt    bigint;
+  psr    text;   -- per_sec_random, 6 hex digits
+  tsec   bigint; -- ts_last_sec
+BEGIN
+  IF st IS NOT NULL AND st <> '' THEN
+    ts   := split_part(st, ',', 1)::bigint;
+    cnt  := split_part(st, ',', 2)::bigint;
+    psr  := split_part(st, ',', 3);
+    tsec := split_part(st, ',', 4)::bigint;
+  END IF;
+
+  IF ts IS NULL OR now_ms > ts THEN
+    ts  := now_ms;
+    cnt := ('x' || substr(r, 25, 7))::bit(28)::bigint;
+  ELSIF now_ms >= ts - 10000 THEN
+    cnt := cnt + 1;
+    IF cnt > 268435455 THEN
+      ts  := ts + 1;
+      cnt := ('x' || substr(r, 25, 7))::bit(28)::bigint;
+    END IF;
+  ELSE
+    ts   := now_ms;
+    cnt  := ('x' || substr(r, 25, 7))::bit(28)::bigint;
+    tsec := NULL;
+  END IF;
+
+  IF tsec IS NULL OR ts - tsec > 1000 THEN
+    tsec := ts;
+    psr  := substr(r, 32, 5) || substr(r, 10, 1);
+  END IF;
+
+  IF ts < 1 OR ts > 17592186044414 THEN
+    RAISE EXCEPTION USING ERRCODE = '22008',
+      MESSAGE = format('scru128_generate: clock %s gives SCRU128 timestamp %s, outside 1 .. 17592186044414',
+                       clock_timestamp(), ts);
+  END IF;
+
+  st := set_config('sortid.scru128_state',
+                   ts::text || ',' || cnt::text || ',' || psr || ',' || tsec::text, false);
+  RETURN (lpad(to_hex(ts), 11, '0') || lpad(to_hex(cnt), 7, '0') || psr || left(r, 8))::uuid;
+END
+$sortid$;
+
+COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid; one generator per session (strictly ascending unless the clock steps back > 10 s); errors on reserved timestamps.';
+
+-- scru128_timestamp returns the millisecond encoded in a SCRU128 ID (any 44-bit value,
+-- reserved ones included).
+CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.uuid)
+RETURNS pg_catalog.timestamptz
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (TIMESTAMP '2020-01-01 00:00:00'
+        + INTERVAL '1 millisecond'
+          * ('x' || pg_catalog.substr(id::pg_catalog.text, 1, 8)
+                 || pg_catalog.substr(id::pg_catalog.text, 10, 3))::bit(44)::bigint
+       ) AT TIME ZONE 'UTC';
+
+COMMENT ON FUNCTION scru128_timestamp(pg_catalog.uuid) IS 'sortid: millisecond encoded in a SCRU128 ID.';
+
+-- scru128_min returns the smallest SCRU128 ID of the millisecond containing ts (floor):
+-- that timestamp with all other bits 0. Accepts the whole 44-bit range,
+-- 2020-01-01T00:00:00.000Z .. 2577-06-22T06:20:44.415Z (reserved timestamps included,
+-- they are valid range bounds); raises SQLSTATE 22008 naming the time outside it.
+CREATE OR REPLACE FUNCTION scru128_min(ts pg_catalog.timestamptz)
+RETURNS pg_catalog.uuid
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
+       BETWEEN 1577836800000 AND 19170022844415
+  THEN (pg_catalog.lpad(pg_catalog.to_hex(
+          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1577836800000)::bigint), 11, '0')
+        || '000000000000000000000')::pg_catalog.uuid
+  ELSE sortid_raise('22008',
+         'scru128_min: ' || ts::pg_catalog.text
+         || ' is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
+         NULL::pg_catalog.uuid)
+END;
+
+COMMENT ON FUNCTION scru128_min(pg_catalog.timestamptz) IS 'sortid: smallest SCRU128 ID (uuid) of the millisecond containing ts.';
+
+-- scru128_max returns the largest SCRU128 ID of the millisecond containing ts (floor):
+-- that timestamp with all other bits 1. Same range as scru128_min.
+CREATE OR REPLACE FUNCTION scru128_max(ts pg_catalog.timestamptz)
+RETURNS pg_catalog.uuid
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
+       BETWEEN 1577836800000 AND 19170022844415
+  THEN (pg_catalog.lpad(pg_catalog.to_hex(
+          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1577836800000)::bigint), 11, '0')
+        || 'fffffffffffffffffffff')::pg_catalog.uuid
+  ELSE sortid_raise('22008',
+         'scru128_max: ' || ts::pg_catalog.text
+         || ' is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
+         NULL::pg_catalog.uuid)
+END;
+
+COMMENT ON FUNCTION scru128_max(pg_catalog.timestamptz) IS 'sortid: largest SCRU128 ID (uuid) of the millisecond containing ts.';
+
+-- scru128_to_text returns the 26-digit canonical text (radix 32, digits 0-9A-V,
+-- uppercase, leading zeros) of a SCRU128 ID.
+CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.uuid)
+RETURNS pg_catalog.text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (
+  SELECT pg_catalog.string_agg(
+           pg_catalog.substr('0123456789ABCDEFGHIJKLMNOPQRSTUV',
+                             pg_catalog.substring(s.b, i * 5 + 1, 5)::integer + 1, 1),
+           '' ORDER BY i)
+  FROM (SELECT (B'00' || ('x' || pg_catalog.replace(id::pg_catalog.text, '-', ''))::bit(128))::bit(130) AS b) AS s,
+       pg_catalog.generate_series(0, 25) AS i
+);
+
+COMMENT ON FUNCTION scru128_to_text(pg_catalog.uuid) IS 'sortid: 26-digit canonical SCRU128 text (0-9A-V, uppercase) of a uuid.';
+
+-- scru128_from_text parses the 26-digit text, case-insensitively. Raises SQLSTATE 22P02
+-- naming the input unless it is exactly 26 digits of 0-9A-Va-v and at most
+-- 7VVVVVVVVVVVVVVVVVVVVVVVVV (2^128-1). Reserved timestamps are accepted, as upstream.
+CREATE OR REPLACE FUNCTION scru128_from_text(s pg_catalog.text)
+RETURNS pg_catalog.uuid
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN s ~ '^[01234567][0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuv]{25}$'
+  THEN (
+    SELECT (pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.substring(d.b, 3, 64)::bigint), 16, '0')
+            || pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.substring(d.b, 67, 64)::bigint), 16, '0'))::pg_catalog.uuid
+    FROM (
+      SELECT pg_catalog.string_agg(
+               ((pg_catalog.strpos('0123456789ABCDEFGHIJKLMNOPQRSTUV',
+                                   pg_catalog.translate(pg_catalog.substr(s, i, 1),
+                                                        'abcdefghijklmnopqrstuv', 'ABCDEFGHIJKLMNOPQRSTUV')) - 1
+                )::bit(5))::pg_catalog.text,
+               '' ORDER BY i)::bit(130) AS b
+      FROM pg_catalog.generate_series(1, 26) AS i
+    ) AS d
+  )
+  ELSE sortid_raise('22P02',
+         'scru128_from_text: invalid SCRU128 text ' || pg_catalog.quote_literal(pg_catalog.left(s, 100))
+         || CASE WHEN pg_catalog.length(s) > 100 THEN '... (' || pg_catalog.length(s)::pg_catalog.text || ' chars)' ELSE '' END
+         || ': want 26 digits 0-9A-V (any case), at most 7VVVVVVVVVVVVVVVVVVVVVVVVV',
+         NULL::pg_catalog.uuid)
+END;
+
+COMMENT ON FUNCTION scru128_from_text(pg_catalog.text) IS 'sortid: parse 26-digit SCRU128 text (case-insensitive) into a uuid; errors naming the input otherwise.';
+
+-- bytea variants, for SCRU128 IDs stored as 16-byte bytea (same byte order as uuid).
+-- A bytea of another length raises SQLSTATE 22023 naming the length.
+
+CREATE OR REPLACE FUNCTION scru128_generate_bytea()
+RETURNS pg_catalog.bytea
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN pg_catalog.uuid_send(scru128_generate());
+
+COMMENT ON FUNCTION scru128_generate_bytea() IS 'sortid: scru128_generate() as 16 big-endian bytes.';
+
+CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.bytea)
+RETURNS pg_catalog.timestamptz
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN pg_catalog.octet_length(id) = 16
+  THEN scru128_timestamp(pg_catalog.encode(id, 'hex')::pg_catalog.uuid)
+  ELSE sortid_raise('22023',
+         'scru128_timestamp: bytea of length ' || pg_catalog.octet_length(id)::pg_catalog.text
+         || ' is not a SCRU128 ID (want 16 bytes)',
+         NULL::pg_catalog.timestamptz)
+END;
+
+COMMENT ON FUNCTION scru128_timestamp(pg_catalog.bytea) IS 'sortid: millisecond encoded in a 16-byte SCRU128 ID; errors naming any other length.';
+
+CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.bytea)
+RETURNS pg_catalog.text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE
+  WHEN pg_catalog.octet_length(id) = 16
+  THEN scru128_to_text(pg_catalog.encode(id, 'hex')::pg_catalog.uuid)
+  ELSE sortid_raise('22023',
+         'scru128_to_text: bytea of length ' || pg_catalog.octet_length(id)::pg_catalog.text
+         || ' is not a SCRU128 ID (want 16 bytes)',
+         NULL::pg_catalog.text)
+END;
+
+COMMENT ON FUNCTION scru128_to_text(pg_catalog.bytea) IS 'sortid: 26-digit canonical text of a 16-byte SCRU128 ID; errors naming any other length.';
+
+CREATE OR REPLACE FUNCTION scru128_from_text_bytea(s pg_catalog.text)
+RETURNS pg_catalog.bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN pg_catalog.uuid_send(scru128_from_text(s));
+
+COMMENT ON FUNCTION scru128_from_text_bytea(pg_catalog.text) IS 'sortid: scru128_from_text() as 16 big-endian bytes.';
+
+CREATE OR REPLACE FUNCTION scru128_min_bytea(ts pg_catalog.timestamptz)
+RETURNS pg_catalog.bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN pg_catalog.uuid_send(scru128_min(ts));
+
+COMMENT ON FUNCTION scru128_min_bytea(pg_catalog.timestamptz) IS 'sortid: scru128_min() as 16 big-endian bytes.';
+
+CREATE OR REPLACE FUNCTION scru128_max_bytea(ts pg_catalog.timestamptz)
+RETURNS pg_catalog.bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN pg_catalog.uuid_send(scru128_max(ts));
+
+COMMENT ON FUNCTION scru128_max_bytea(pg_catalog.timestamptz) IS 'sortid: scru128_max() as 16 big-endian bytes.';
