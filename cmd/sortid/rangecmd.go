@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sortid/sortid/idtype"
+)
+
+const rangeHelp = `Usage: sortid range --from T --to T [--kind huid|scru128] [--column NAME]
+
+Print the lowest and highest ID whose time lies in the window [from, to),
+and a SQL condition that selects exactly the rows made in it with an index
+range scan. T is an RFC 3339 time, with or without fractional seconds
+(2026-03-01T00:00:00Z, 2026-03-01T09:30:00.250+01:00), or an integer of
+Unix milliseconds (1772323200000).
+
+HUID output:
+  lo  <decimal>
+  hi  <decimal>
+  sql <column> BETWEEN <lo> AND <hi>
+SCRU128 output:
+  lo       <26-character form>
+  hi       <26-character form>
+  lo_uuid  <UUID form>
+  hi_uuid  <UUID form>
+  sql      <column> BETWEEN '<lo_uuid>'::uuid AND '<hi_uuid>'::uuid
+Each line is a key, spaces, and the value, e.g. for a script:
+  sortid range --from ... --to ... | sed -n 's/^sql *//p'
+
+A window that is empty or reaches outside the scheme's time window (HUID:
+2026-01-01T00:00:00.000Z to 2165-05-15T07:35:11.103Z) is an error, status 1.
+`
+
+func runRange(args []string, s streams) error {
+	fs := newFlagSet("range")
+	from := fs.String("from", "", "start of the window, inclusive (RFC 3339 or Unix ms; required)")
+	to := fs.String("to", "", "end of the window, exclusive (RFC 3339 or Unix ms; required)")
+	kindName := fs.String("kind", string(kindHUID), "ID kind: huid or scru128")
+	column := fs.String("column", "id", "column name in the SQL condition (a plain or schema-qualified identifier)")
+	positional, err := parseArgs(fs, args, rangeHelp)
+	if err != nil {
+		return err
+	}
+	if len(positional) > 0 {
+		return usagef("unexpected arguments %q", positional)
+	}
+	kind, err := parseKind(*kindName)
+	if err != nil {
+		return &usageError{err}
+	}
+	if !isSQLIdentifier(*column) {
+		return usagef("--column %q is not a plain SQL identifier (letters, digits, _ and $, not starting with a digit or $; optionally qualified with dots)", *column)
+	}
+	fromTime, err := parseWindowTime("--from", *from)
+	if err != nil {
+		return err
+	}
+	toTime, err := parseWindowTime("--to", *to)
+	if err != nil {
+		return err
+	}
+	if kind == kindSCRU128 {
+		return printSCRU128Range(s.stdout, fromTime, toTime, *column)
+	}
+	return printHUIDRange(s.stdout, fromTime, toTime, *column)
+}
+
+// parseWindowTime parses the value of the flag name: an integer is Unix
+// milliseconds, anything else must be RFC 3339. A missing or malformed value
+// is a usage error.
+func parseWindowTime(name, value string) (time.Time, error) {
+	if value == "" {
+		return time.Time{}, usagef("%s is required", name)
+	}
+	if ms, err := strconv.ParseInt(value, 10, 64); err == nil {
+		return time.UnixMilli(ms).UTC(), nil
+	}
+	// time.RFC3339 also accepts fractional seconds when parsing.
+	t, err := time.Parse(time.RFC3339, value)
+	if err != nil {
+		return time.Time{}, usagef("%s %q is neither RFC 3339 (e.g. 2026-03-01T00:00:00Z) nor Unix milliseconds", name, value)
+	}
+	return t, nil
+}
+
+func printHUIDRange(w io.Writer, from, to time.Time, column string) error {
+	lo, hi, err := idtype.HUIDRange(from, to)
+	if err != nil {
+		return err
+	}
+	return writeAll(w, fmt.Sprintf("lo  %s\nhi  %s\nsql %s BETWEEN %s AND %s\n", lo, hi, column, lo, hi))
+}
+
+func printSCRU128Range(w io.Writer, from, to time.Time, column string) error {
+	lo, hi, err := idtype.SCRU128Range(from, to)
+	if err != nil {
+		return err
+	}
+	loUUID, hiUUID := lo.UUIDString(), hi.UUIDString()
+	return writeAll(w, fmt.Sprintf("lo       %s\nhi       %s\nlo_uuid  %s\nhi_uuid  %s\nsql      %s BETWEEN '%s'::uuid AND '%s'::uuid\n",
+		lo, hi, loUUID, hiUUID, column, loUUID, hiUUID))
+}
+
+// isSQLIdentifier reports whether s is one or more unquoted PostgreSQL
+// identifiers joined by dots (column, table.column, schema.table.column),
+// so that it can be pasted into SQL without quoting or injection.
+func isSQLIdentifier(s string) bool {
+	for part := range strings.SplitSeq(s, ".") {
+		if !isSimpleIdentifier(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// isSimpleIdentifier reports whether s is an unquoted identifier of ASCII
+// letters, digits, _ and $ that does not start with a digit or $, within
+// PostgreSQL's 63-byte limit.
+func isSimpleIdentifier(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c != '$' && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeAll writes text to w, naming a failure as an output error.
+func writeAll(w io.Writer, text string) error {
+	if _, err := io.WriteString(w, text); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
+}
