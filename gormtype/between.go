@@ -1,0 +1,96 @@
+package gormtype
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/sortid/sortid/idtype"
+)
+
+// Between returns a scope that keeps the rows whose ID in column was made in
+// [from, to): WHERE column BETWEEN lo AND hi, with the bounds of
+// [idtype.HUIDRange] or [idtype.SCRU128Range], an index range on the key.
+// It picks the bounds by the type of the model's field for column (its
+// database or Go name, optionally table-qualified), so the query needs a
+// model or destination; for a column the model lacks (a joined table) use
+// [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A bad window
+// or an unknown column becomes the query's error.
+func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
+	return func(db *gorm.DB) *gorm.DB {
+		t, err := columnType(db, column)
+		if err != nil {
+			_ = db.AddError(err)
+			return db
+		}
+		switch t {
+		case reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128]():
+			return BetweenSCRU128(column, from, to)(db)
+		case reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes]():
+			return BetweenSCRU128Bytes(column, from, to)(db)
+		}
+		return BetweenHUID(column, from, to)(db)
+	}
+}
+
+// BetweenHUID is [Between] for a HUID column, whatever the model.
+func BetweenHUID(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
+	return func(db *gorm.DB) *gorm.DB {
+		lo, hi, err := idtype.HUIDRange(from, to)
+		return between(db, column, HUID(lo), HUID(hi), err)
+	}
+}
+
+// BetweenSCRU128 is [Between] for a SCRU128 column (uuid on PostgreSQL).
+func BetweenSCRU128(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
+	return func(db *gorm.DB) *gorm.DB {
+		lo, hi, err := idtype.SCRU128Range(from, to)
+		return between(db, column, SCRU128(lo), SCRU128(hi), err)
+	}
+}
+
+// BetweenSCRU128Bytes is [Between] for a SCRU128Bytes column (bytea on PostgreSQL).
+func BetweenSCRU128Bytes(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
+	return func(db *gorm.DB) *gorm.DB {
+		lo, hi, err := idtype.SCRU128Range(from, to)
+		return between(db, column, SCRU128Bytes(lo), SCRU128Bytes(hi), err)
+	}
+}
+
+func between(db *gorm.DB, column string, lo, hi any, err error) *gorm.DB {
+	if err != nil {
+		_ = db.AddError(fmt.Errorf("gormtype: Between(%q): %w", column, err))
+		return db
+	}
+	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
+}
+
+// columnType returns the Go type of the model's field for column.
+func columnType(db *gorm.DB, column string) (reflect.Type, error) {
+	stmt := db.Statement
+	model := stmt.Model
+	if model == nil {
+		model = stmt.Dest
+	}
+	if model == nil {
+		return nil, fmt.Errorf("%w %q: Between needs a model; use BetweenHUID or BetweenSCRU128", ErrUnknownColumn, column)
+	}
+	if err := stmt.Parse(model); err != nil {
+		return nil, fmt.Errorf("gormtype: Between(%q): parse model: %w", column, err)
+	}
+	s := stmt.Schema
+	name := column
+	if i := strings.LastIndexByte(column, '.'); i >= 0 {
+		name = column[i+1:]
+	}
+	f := s.LookUpField(name)
+	if f == nil || !slices.Contains(idTypes, f.FieldType) {
+		return nil, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, s.Name)
+	}
+	return f.FieldType, nil
+}
