@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -391,5 +393,62 @@ func TestDefaultGenerators(t *testing.T) {
 	}
 	if _, err := GenerateSCRU128(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestHUIDGeneratorConcurrentFullMillisecond has goroutines share one frozen
+// millisecond past its 2^21 capacity, so they race through claims, scans
+// and the move to the next millisecond: no HUID may repeat.
+func TestHUIDGeneratorConcurrentFullMillisecond(t *testing.T) {
+	t.Parallel()
+	const goroutines, each = 4, 600_000
+	g := NewHUIDGenerator(WithClock(newFakeClock(huidAt(42)).now))
+	results := make([][]HUID, goroutines)
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Go(func() {
+			out := make([]HUID, each)
+			for j := range out {
+				h, err := g.Generate()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				out[j] = h
+			}
+			results[i] = out
+		})
+	}
+	wg.Wait()
+	all := slices.Concat(results...)
+	slices.Sort(all)
+	if i := firstRepeat(all); i >= 0 {
+		t.Fatalf("HUID %d repeated", all[i])
+	}
+	if first, last := all[0].Timestamp(), all[len(all)-1].Timestamp(); first != 42 || last != 43 {
+		t.Fatalf("timestamps span %d..%d, want 42..43 (2.4M IDs fill one ms and spill into the next)", first, last)
+	}
+}
+
+// TestHUIDGeneratorRestartAfterLongRollback checks that after the clock goes
+// back more than 10 s the generator restarts from it and still never
+// repeats within the new millisecond.
+func TestHUIDGeneratorRestartAfterLongRollback(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(huidAt(50_000))
+	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(8)))
+	for range 100_000 {
+		if _, err := g.Generate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.set(huidAt(20_000))
+	seen := map[HUID]bool{}
+	for range 100_000 {
+		h, err := g.Generate()
+		if err != nil || h.Timestamp() != 20_000 || seen[h] {
+			t.Fatalf("after a restart: %d (timestamp %d), %v, repeated %v", h, h.Timestamp(), err, seen[h])
+		}
+		seen[h] = true
 	}
 }

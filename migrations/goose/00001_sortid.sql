@@ -95,11 +95,14 @@ COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: ra
 -- random bits taken from gen_random_uuid() (a CSPRNG; random() is never used).
 -- Dedupe: the session remembers the last value it returned (GUC sortid.huid_last). When
 -- that value lies in the current or the next millisecond, the result is
--- GREATEST(fresh, last + 1): the first HUID of a millisecond has uniformly random low
--- bits, later ones of the same millisecond are strictly increasing, so a session never
--- repeats a value within a millisecond (and, at PostgreSQL speeds, never overflows the
--- 2^21 values of a millisecond; if it did, last + 1 carries into the next one). If the
--- clock steps back by more than a millisecond the remembered value is ignored.
+-- GREATEST(fresh, last + 1 + jitter), jitter in [0, 127] from the microsecond clock:
+-- the first HUID of a millisecond has uniformly random low bits, later ones of the same
+-- millisecond are strictly increasing, so a session never repeats a value within a
+-- millisecond (and, at PostgreSQL speeds, never overflows the 2^21 values of a
+-- millisecond; if it did, the step carries into the next one). The jitter matters after
+-- a failed statement: its rollback also undoes the remembered value, so without it a
+-- retry in the same millisecond would compute the very value that just collided. If
+-- the clock steps back by more than a millisecond the remembered value is ignored.
 -- Different sessions can still collide (21 random bits per ms): treat a unique
 -- violation as retryable. Inlinable LANGUAGE sql; PARALLEL UNSAFE because of set_config.
 -- The window check and the value read the clock separately; they can only disagree
@@ -122,6 +125,7 @@ RETURN CASE
                      - 1767225600000)
                   BETWEEN 0 AND 1
              THEN NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint + 1
+                  + (pg_catalog.date_part('microseconds', pg_catalog.clock_timestamp())::bigint & 127)
              ELSE 0
            END
          )::pg_catalog.text, false)::bigint

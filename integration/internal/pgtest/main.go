@@ -39,7 +39,13 @@ func run(m interface{ Run() int }, env Env, log io.Writer) int {
 		flag.Parse()
 	}
 	if testing.Short() {
-		fmt.Fprintln(log, "pgtest: -short: skipping the database tests")
+		// Examples cannot skip themselves, and every example here needs the
+		// database: leave them out by name.
+		if err := flag.Set("test.skip", "^Example"); err != nil {
+			fmt.Fprintf(log, "pgtest: -short: cannot leave out the examples: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(log, "pgtest: -short: skipping the database tests and examples")
 		return m.Run()
 	}
 	srv, err := Resolve(context.Background(), env)
@@ -116,6 +122,16 @@ func dropOnSignal(db *Database, log io.Writer) (stop func()) {
 		signal.Stop(sigs)
 		close(done)
 	}
+}
+
+// ExampleURL returns the URL of the run's database for Example functions,
+// which have no testing.TB. It panics when TestMain did not call Main (under
+// -short, Main leaves the examples out).
+func ExampleURL() string {
+	if current == nil {
+		panic("pgtest: no test database: call pgtest.Main(m) from TestMain")
+	}
+	return current.URL
 }
 
 // URL returns the URL of the run's database. Under -short it skips the test;

@@ -1,0 +1,69 @@
+package integration_test
+
+import (
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/sortid/sortid/gormtype"
+)
+
+type gormBenchHUID struct {
+	ID      gormtype.HUID `gorm:"primaryKey"`
+	Payload int64
+}
+
+func (gormBenchHUID) TableName() string { return "gorm_bench_huid" }
+
+type gormBenchInt struct {
+	ID      int64 `gorm:"primaryKey;autoIncrement:false"`
+	Payload int64
+}
+
+func (gormBenchInt) TableName() string { return "gorm_bench_int" }
+
+const gormBenchRows = 100_000
+
+// BenchmarkGormCreateInBatches compares CreateInBatches of 100 000 rows with
+// auto-filled HUID keys against the same rows with int64 keys the caller
+// sets. Run: go test -run '^$' -bench GormCreateInBatches -count 6 .
+func BenchmarkGormCreateInBatches(b *testing.B) {
+	db := openGormPostgres(b, gormtype.AutoID{})
+	b.Run("HUID=auto", func(b *testing.B) {
+		benchCreate(b, db, "gorm_bench_huid", func() []gormBenchHUID {
+			return make([]gormBenchHUID, gormBenchRows)
+		})
+	})
+	b.Run("int64=preset", func(b *testing.B) {
+		next := int64(0)
+		benchCreate(b, db, "gorm_bench_int", func() []gormBenchInt {
+			rows := make([]gormBenchInt, gormBenchRows)
+			for i := range rows {
+				next++
+				rows[i].ID = next
+			}
+			return rows
+		})
+	})
+}
+
+func benchCreate[T any](b *testing.B, db *gorm.DB, table string, rows func() []T) {
+	var zero T
+	if err := db.Migrator().DropTable(&zero); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.AutoMigrate(&zero); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		if err := db.Exec("TRUNCATE " + table).Error; err != nil {
+			b.Fatal(err)
+		}
+		r := rows()
+		b.StartTimer()
+		if err := db.CreateInBatches(&r, 1000).Error; err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package mysqltest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// EnvDSN names the server the tests must use, as a go-sql-driver/mysql DSN
+// of a user who may CREATE and DROP DATABASE.
+const EnvDSN = "SORTID_TEST_MYSQL"
+
+// DefaultDSN is the server used when EnvDSN is unset.
+const DefaultDSN = "root@tcp(127.0.0.1:3306)/"
+
+// NamePrefix starts the name of every database the harness creates.
+const NamePrefix = "sortid_test_"
+
+// StaleAfter is the age past which a database left by a killed run is dropped.
+const StaleAfter = 6 * time.Hour
+
+var nameRE = regexp.MustCompile(`^` + NamePrefix + `[0-9a-f]{16}$`)
+
+// run is the database shared by the tests running now.
+var run struct {
+	mu    sync.Mutex
+	users int
+	name  string
+	dsn   string
+	admin *sql.DB
+}
+
+// DSN returns the DSN of the run's database (with parseTime=true) and keeps
+// the database alive until tb ends. Under -short it skips tb; when no server
+// answers it fails tb with the fixes.
+func DSN(tb testing.TB) string {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("mysqltest: database test skipped in -short mode")
+	}
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.users == 0 {
+		if err := create(tb.Context()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	run.users++
+	tb.Cleanup(release)
+	return run.dsn
+}
+
+// DB returns a database/sql handle on the run's database, closed when tb ends.
+func DB(tb testing.TB) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("mysql", DSN(tb))
+	if err != nil {
+		tb.Fatalf("mysqltest: open: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// serverConfig returns the configured server's DSN, parsed.
+func serverConfig() (*mysql.Config, string, error) {
+	raw, source := os.Getenv(EnvDSN), EnvDSN
+	if raw == "" {
+		raw, source = DefaultDSN, "the default "+DefaultDSN
+	}
+	cfg, err := mysql.ParseDSN(raw)
+	if err != nil {
+		return nil, source, fmt.Errorf("mysqltest: %s: %w", source, err)
+	}
+	cfg.ParseTime = true
+	cfg.Timeout = 3 * time.Second
+	return cfg, source, nil
+}
+
+// create creates the run's database; run.mu is held.
+func create(ctx context.Context) error {
+	cfg, source, err := serverConfig()
+	if err != nil {
+		return err
+	}
+	cfg.DBName = ""
+	admin, err := sql.Open("mysql", cfg.FormatDSN())
+	if err == nil {
+		err = admin.PingContext(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("mysqltest: no MySQL/MariaDB server answers at %s (%s): %w\n"+
+			"Fix: start it (MariaDB: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd), "+
+			"or set %s to a go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/ of a user who may CREATE DATABASE; "+
+			"`go test -short` skips the database tests", cfg.Addr, source, err, EnvDSN)
+	}
+	dropStale(ctx, admin)
+	name := newName()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
+		_ = admin.Close()
+		return fmt.Errorf("mysqltest: create database %s: %w", name, err)
+	}
+	cfg.DBName = name
+	run.name, run.dsn, run.admin = name, cfg.FormatDSN(), admin
+	return nil
+}
+
+// release drops the database when its last user is done.
+func release() {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	run.users--
+	if run.users > 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := run.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+run.name+"`"); err != nil {
+		fmt.Fprintf(os.Stderr, "mysqltest: drop database %s: %v\n", run.name, err)
+	}
+	_ = run.admin.Close()
+	run.name, run.dsn, run.admin = "", "", nil
+}
+
+func newName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return NamePrefix + hex.EncodeToString(b[:])
+}
+
+// dropStale drops harness databases whose oldest table is older than
+// StaleAfter, or that are empty and were never used (no tables at all is
+// left alone: a run may have just created it).
+func dropStale(ctx context.Context, admin *sql.DB) {
+	rows, err := admin.QueryContext(ctx, `SELECT table_schema FROM information_schema.tables
+		WHERE table_schema LIKE 'sortid\_test\_%' GROUP BY table_schema
+		HAVING MIN(create_time) < NOW() - INTERVAL ? SECOND`, int(StaleAfter.Seconds()))
+	if err != nil {
+		return
+	}
+	var stale []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) == nil && nameRE.MatchString(name) {
+			stale = append(stale, name)
+		}
+	}
+	_ = rows.Close()
+	for _, name := range stale {
+		_, _ = admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
+	}
+}

@@ -1,0 +1,198 @@
+package integration_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-migrate/migrate/v4"
+	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers pgx5://
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/sortid/sortid/integration/internal/pgtest"
+	"github.com/sortid/sortid/migrations"
+)
+
+// migrator drives one migration tool against one database.
+type migrator struct {
+	up, down func(ctx context.Context) error
+	// versionTable is the tool's version table, "" when it keeps none.
+	versionTable string
+}
+
+// TestMigrateWithTools applies the shipped migrations for real with
+// golang-migrate, goose and migrations.Apply, each in a fresh database: up,
+// up again (a no-op), down, up. After every up the schema holds exactly the
+// functions (name, identity arguments, volatility, strictness, parallel
+// safety) of the run's database; after down it holds no sortid function and
+// no huid domain.
+func TestMigrateWithTools(t *testing.T) {
+	t.Parallel()
+	// The reference set: a fresh database after migrations.Apply, which
+	// must hold every function the up SQL creates, and the domain.
+	_, ref := freshDatabase(t)
+	if err := migrations.Apply(t.Context(), ref); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	want := sortidObjects(t, ref)
+	if n := strings.Count(migrations.Up(), "CREATE OR REPLACE FUNCTION ") + 1; len(want) != n || !slices.Contains(want, "domain huid") {
+		t.Fatalf("reference database holds %d objects, want %d functions and domain huid: %v", len(want), n-1, want)
+	}
+	tools := map[string]func(t *testing.T, dbURL string, db *sql.DB) migrator{
+		"golang-migrate": golangMigrate,
+		"goose":          gooseMigrator,
+		"Apply":          applyMigrator,
+	}
+	for name, tool := range tools {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dbURL, db := freshDatabase(t)
+			m := tool(t, dbURL, db)
+			ctx := t.Context()
+			steps := []struct {
+				name string
+				run  func(context.Context) error
+				want []string
+			}{
+				{"up", m.up, want},
+				{"up again", m.up, want},
+				{"down", m.down, nil},
+				{"up after down", m.up, want},
+			}
+			for _, step := range steps {
+				if err := step.run(ctx); err != nil {
+					t.Fatalf("%s: %v", step.name, err)
+				}
+				if got := sortidObjects(t, db); !slices.Equal(got, step.want) {
+					t.Fatalf("after %s: objects\n%v\nwant\n%v", step.name, got, step.want)
+				}
+			}
+			if m.versionTable != "" {
+				var n int
+				if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+m.versionTable).Scan(&n); err != nil || n == 0 {
+					t.Errorf("version table %s: %d rows, %v", m.versionTable, n, err)
+				}
+			}
+		})
+	}
+}
+
+// freshDatabase creates an empty database for one test and drops it after.
+func freshDatabase(t *testing.T) (string, *sql.DB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d, err := pgtest.CreateDatabase(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := d.Drop(ctx); err != nil {
+			t.Errorf("drop %s: %v", d.Name, err)
+		}
+	})
+	cfg, err := pgx.ParseConfig(d.URL)
+	if err != nil {
+		t.Fatalf("parse URL: %v", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { _ = db.Close() })
+	return d.URL, db
+}
+
+func golangMigrate(t *testing.T, dbURL string, _ *sql.DB) migrator {
+	t.Helper()
+	src, err := iofs.New(migrations.MigrateFS(), ".")
+	if err != nil {
+		t.Fatalf("iofs.New: %v", err)
+	}
+	migrateURL := "pgx5" + strings.TrimPrefix(strings.TrimPrefix(dbURL, "postgresql"), "postgres")
+	migrateURL += map[bool]string{true: "&", false: "?"}[strings.Contains(migrateURL, "?")] +
+		"x-migrations-table=sortid_schema_migrations"
+	m, err := migrate.NewWithSourceInstance("iofs", src, migrateURL)
+	if err != nil {
+		t.Fatalf("migrate.NewWithSourceInstance: %v", err)
+	}
+	t.Cleanup(func() { _, _ = m.Close() })
+	noChangeOK := func(err error) error {
+		if errors.Is(err, migrate.ErrNoChange) {
+			return nil
+		}
+		return err
+	}
+	return migrator{
+		up:           func(context.Context) error { return noChangeOK(m.Up()) },
+		down:         func(context.Context) error { return m.Down() },
+		versionTable: "sortid_schema_migrations",
+	}
+}
+
+func gooseMigrator(t *testing.T, _ string, db *sql.DB) migrator {
+	t.Helper()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.GooseFS(),
+		goose.WithTableName("sortid_goose_db_version"))
+	if err != nil {
+		t.Fatalf("goose.NewProvider: %v", err)
+	}
+	return migrator{
+		up: func(ctx context.Context) error {
+			_, err := p.Up(ctx)
+			return err
+		},
+		down: func(ctx context.Context) error {
+			_, err := p.DownTo(ctx, 0)
+			return err
+		},
+		versionTable: "sortid_goose_db_version",
+	}
+}
+
+func applyMigrator(_ *testing.T, _ string, db *sql.DB) migrator {
+	return migrator{
+		up: func(ctx context.Context) error { return migrations.Apply(ctx, db) },
+		down: func(ctx context.Context) error {
+			_, err := db.ExecContext(ctx, migrations.Down())
+			return err
+		},
+	}
+}
+
+// sortidObjects lists the functions of the current schema (name, identity
+// arguments, volatility, strictness, parallel safety) and its huid domain,
+// sorted, ignoring the version tables' objects.
+func sortidObjects(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), `
+		SELECT format('function %s(%s) volatile=%s strict=%s parallel=%s', p.proname,
+		              pg_get_function_identity_arguments(p.oid), p.provolatile, p.proisstrict, p.proparallel)
+		FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
+		UNION ALL
+		SELECT 'domain ' || typname FROM pg_type
+		WHERE typnamespace = current_schema()::regnamespace AND typtype = 'd'
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatalf("list objects: %v", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("list objects: %v", err)
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package integration_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sortid/sortid/integration/internal/pgtest"
+)
+
+// TestSQLTimeWindowUsesPrimaryKey: on 100 000 rows spread over ~28 hours,
+// EXPLAIN of WHERE id BETWEEN huid_min($1) AND huid_max($2) for a one-minute
+// window scans the primary-key index, with the bounds as index conditions,
+// and the query returns exactly the rows of that window.
+func TestSQLTimeWindowUsesPrimaryKey(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	conn := pgtest.Conn(t)
+	for _, stmt := range []string{
+		`CREATE TABLE sql_explain (id huid PRIMARY KEY, payload text NOT NULL)`,
+		`INSERT INTO sql_explain
+		 SELECT huid_generate_at(timestamptz '2026-06-01 00:00:00+00' + g * interval '1 second'), 'row ' || g
+		 FROM generate_series(1, 100000) g`,
+		`ANALYZE sql_explain`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	const query = `SELECT id, payload FROM sql_explain WHERE id BETWEEN huid_min($1) AND huid_max($2)`
+	from := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	to := from.Add(time.Minute)
+	var plan string
+	if err := conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+query, from, to).Scan(&plan); err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	if !strings.Contains(plan, `"Index Name": "sql_explain_pkey"`) || strings.Contains(plan, `"Seq Scan"`) {
+		t.Errorf("plan does not scan sql_explain_pkey:\n%s", plan)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM ("+query+") q", from, to).Scan(&n); err != nil {
+		t.Fatalf("count: %v", err)
+	}
+	if n != 61 { // seconds 43200..43260, both ends inclusive
+		t.Errorf("window holds %d rows, want 61", n)
+	}
+}

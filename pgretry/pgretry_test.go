@@ -1,0 +1,171 @@
+package pgretry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/sortid/sortid/pgretry"
+)
+
+// pgxError mimics *pgconn.PgError: SQLState() and a ConstraintName field.
+type pgxError struct {
+	Code           string
+	ConstraintName string
+}
+
+func (e *pgxError) Error() string    { return "pgx: SQLSTATE " + e.Code + " on " + e.ConstraintName }
+func (e *pgxError) SQLState() string { return e.Code }
+
+// pqError mimics *pq.Error: SQLState() and a Constraint field.
+type pqError struct {
+	Code       string
+	Constraint string
+}
+
+func (e *pqError) Error() string    { return "pq: SQLSTATE " + e.Code + " on " + e.Constraint }
+func (e *pqError) SQLState() string { return e.Code }
+
+// bareError has a SQLState but no constraint field.
+type bareError string
+
+func (e bareError) Error() string    { return "bare " + string(e) }
+func (e bareError) SQLState() string { return string(e) }
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		err        error
+		state      string
+		unique     bool
+		constraint string
+	}{
+		{"nil", nil, "", false, ""},
+		{"plain", errors.New("boom"), "", false, ""},
+		{"pgx unique", &pgxError{"23505", "t_pkey"}, "23505", true, "t_pkey"},
+		{"pgx wrapped", fmt.Errorf("insert: %w", &pgxError{"23505", "t_pkey"}), "23505", true, "t_pkey"},
+		{"pgx check", &pgxError{"23514", "t_check"}, "23514", false, "t_check"},
+		{"pq unique", &pqError{"23505", "t_email_key"}, "23505", true, "t_email_key"},
+		{"pq joined", errors.Join(errors.New("x"), &pqError{"23505", "k"}), "23505", true, "k"},
+		{"bare unique", bareError("23505"), "23505", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := pgretry.SQLState(tt.err); got != tt.state {
+				t.Errorf("SQLState = %q, want %q", got, tt.state)
+			}
+			if got := pgretry.IsUniqueViolation(tt.err); got != tt.unique {
+				t.Errorf("IsUniqueViolation = %v, want %v", got, tt.unique)
+			}
+			if got := pgretry.Constraint(tt.err); got != tt.constraint {
+				t.Errorf("Constraint = %q, want %q", got, tt.constraint)
+			}
+			wantOn := tt.unique && tt.constraint != ""
+			if got := pgretry.IsUniqueViolationOn(tt.err, tt.constraint); got != wantOn {
+				t.Errorf("IsUniqueViolationOn(%q) = %v, want %v", tt.constraint, got, wantOn)
+			}
+			if pgretry.IsUniqueViolationOn(tt.err, "other") {
+				t.Errorf("IsUniqueViolationOn(other) = true")
+			}
+		})
+	}
+}
+
+// script returns an insert func that returns errs[i] on call i and nil after.
+func script(errs ...error) (insert func(context.Context) error, calls *int) {
+	calls = new(int)
+	return func(context.Context) error {
+		i := *calls
+		*calls++
+		if i < len(errs) {
+			return errs[i]
+		}
+		return nil
+	}, calls
+}
+
+func TestInsert(t *testing.T) {
+	t.Parallel()
+	dup := &pgxError{"23505", "t_pkey"}
+	other := &pgxError{"23505", "t_email_key"}
+	fatal := errors.New("connection reset")
+	tests := []struct {
+		name        string
+		on          string // constraint for InsertOn; "" uses Insert
+		attempts    int
+		errs        []error
+		wantCalls   int
+		wantRetries int
+		wantIs      []error // errors.Is targets the result must match
+		wantNil     bool
+	}{
+		{"first try", "", 3, nil, 1, 0, nil, true},
+		{"two collisions", "", 3, []error{dup, dup}, 3, 2, nil, true},
+		{"no row inserted", "", 3, []error{fmt.Errorf("q: %w", pgretry.ErrNoRowInserted)}, 2, 1, nil, true},
+		{"exhausted", "", 3, []error{dup, dup, dup, dup}, 3, 2, []error{pgretry.ErrRetriesExhausted}, false},
+		{"other error stops", "", 3, []error{dup, fatal}, 2, 1, []error{fatal}, false},
+		{"on: matching", "t_pkey", 2, []error{dup}, 2, 1, nil, true},
+		{"on: other constraint stops", "t_pkey", 5, []error{other}, 1, 0, nil, false},
+		{"insert: any constraint", "", 5, []error{other}, 2, 1, nil, true},
+		{"one attempt", "", 1, []error{dup}, 1, 0, []error{pgretry.ErrRetriesExhausted}, false},
+		{"zero attempts", "", 0, nil, 0, 0, []error{pgretry.ErrInvalidAttempts}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			insert, calls := script(tt.errs...)
+			var retries int
+			var err error
+			if tt.on == "" {
+				retries, err = pgretry.Insert(t.Context(), tt.attempts, insert)
+			} else {
+				retries, err = pgretry.InsertOn(t.Context(), tt.on, tt.attempts, insert)
+			}
+			if (err == nil) != tt.wantNil {
+				t.Fatalf("err = %v, want nil: %v", err, tt.wantNil)
+			}
+			for _, target := range tt.wantIs {
+				if !errors.Is(err, target) {
+					t.Errorf("err = %v, want errors.Is %v", err, target)
+				}
+			}
+			if *calls != tt.wantCalls || retries != tt.wantRetries {
+				t.Errorf("calls %d, retries %d; want %d, %d", *calls, retries, tt.wantCalls, tt.wantRetries)
+			}
+		})
+	}
+}
+
+func TestInsertExhaustedWrapsLastError(t *testing.T) {
+	t.Parallel()
+	last := &pqError{"23505", "t_pkey"}
+	insert, _ := script(&pqError{"23505", "t_pkey"}, last)
+	_, err := pgretry.Insert(t.Context(), 2, insert)
+	var got *pqError
+	if !errors.As(err, &got) || got != last {
+		t.Errorf("errors.As found %p, want the last error %p (err %v)", got, last, err)
+	}
+	if !pgretry.IsUniqueViolation(err) {
+		t.Errorf("IsUniqueViolation(%v) = false", err)
+	}
+}
+
+func TestInsertStopsWhenContextEnds(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	calls := 0
+	retries, err := pgretry.Insert(ctx, 10, func(context.Context) error {
+		calls++
+		cancel()
+		return &pgxError{"23505", "t_pkey"}
+	})
+	if calls != 1 || retries != 0 {
+		t.Errorf("calls %d, retries %d; want 1, 0", calls, retries)
+	}
+	if !errors.Is(err, context.Canceled) || !pgretry.IsUniqueViolation(err) {
+		t.Errorf("err = %v, want context.Canceled wrapping the unique violation", err)
+	}
+}

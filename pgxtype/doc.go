@@ -1,0 +1,50 @@
+// Package pgxtype teaches pgx v5 (github.com/jackc/pgx/v5) the sortid ID
+// types of package idtype, in PostgreSQL's binary format.
+//
+// Call [Register] once per connection with the connection's type map. For a
+// pool, do it in pgxpool.Config.AfterConnect:
+//
+//	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+//		pgxtype.Register(conn.TypeMap())
+//		_, err := pgxtype.LoadHUIDDomain(ctx, conn) // optional: the huid domain
+//		return err
+//	}
+//
+// For a single connection call it right after pgx.Connect or
+// pgx.ConnectConfig: pgx.ConnConfig.AfterConnect is pgconn's hook, which
+// receives a *pgconn.PgConn and so cannot reach the type map.
+//
+// After Register, pgx encodes and scans these Go types, their pointers and
+// their slices:
+//
+//	idtype.HUID, idtype.NullHUID                  int8 (bigint), []… as bigint[]
+//	idtype.SCRU128, idtype.NullSCRU128            uuid, []… as uuid[]; bytea (exactly 16 bytes)
+//	idtype.SCRU128Bytes, idtype.NullSCRU128Bytes  bytea (exactly 16 bytes), []… as bytea[]
+//
+// Values travel in the binary format: an int8 is read straight into a HUID
+// and a uuid's 16 bytes into a SCRU128, with no detour through text. Without
+// Register pgx still works with these types through their sql.Scanner and
+// driver.Valuer methods, but decodes every value, re-encodes it as text and
+// parses that again.
+//
+// Register also records the PostgreSQL type of each Go type
+// (pgtype.Map.RegisterDefaultPgType), so parameters work in every
+// pgx.QueryExecMode, including QueryExecModeExec and
+// QueryExecModeSimpleProtocol, in which pgx does not learn the parameter
+// types from the server (as behind PgBouncer in transaction mode).
+//
+// Register extends pgx's built-in int8, uuid and bytea codecs rather than
+// replacing them: each stays in charge of the wire format and of every Go
+// type other than the sortid ones, so a plain int64 still decodes as int64,
+// a uuid into any as [16]byte and pgtype.UUID works as before. (The
+// extension is needed because pgx plans a target that implements
+// sql.Scanner, as the idtype types do, before it consults
+// pgtype.Map.TryWrapScanPlanFuncs; only the codec of a column's type gets to
+// see such a target first.)
+//
+// Every value is checked at the boundary, in both directions: encoding a
+// negative HUID fails instead of sending it, scanning a negative int8 into a
+// HUID fails with an error wrapping idtype.ErrInvalidHUID, a bytea of other
+// than 16 bytes fails with one wrapping idtype.ErrInvalidSCRU128, and SQL NULL
+// scanned into a non-Null type fails with one wrapping idtype.ErrNull.
+package pgxtype

@@ -1,0 +1,16 @@
+module github.com/sortid/sortid/pgxtype
+
+go 1.26
+
+replace github.com/sortid/sortid => ../
+
+require (
+	github.com/jackc/pgx/v5 v5.12.0
+	github.com/sortid/sortid v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	golang.org/x/text v0.41.0 // indirect
+)
