@@ -23,7 +23,7 @@ var ErrClockOutOfRange = errors.New("idtype: clock outside the ID scheme's windo
 var ErrTimeOutOfRange = errors.New("idtype: time outside the ID scheme's window")
 
 // ErrInvalidRange is returned (wrapped) by [HUIDRange] and [SCRU128Range]
-// when the window [from, to) is empty.
+// when the window [from, to) is empty: from is not before to.
 var ErrInvalidRange = errors.New("idtype: invalid time window")
 
 // ErrNull is returned (wrapped) when SQL NULL or JSON null is decoded into

@@ -5,12 +5,15 @@ import (
 	"time"
 )
 
-// HUIDRange returns the smallest and largest HUID whose time lies in
-// [from, to), so that WHERE id BETWEEN lo AND hi selects exactly the rows
-// whose HUID was made in that window, as a plain index range. It returns an
-// error wrapping [ErrInvalidRange] when from >= to or the window holds no
-// millisecond start, or wrapping [ErrTimeOutOfRange] when the window reaches
-// outside [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z].
+// HUIDRange returns the smallest and largest HUID made in a millisecond
+// that overlaps [from, to), so that WHERE id BETWEEN lo AND hi selects every
+// row whose HUID was made in that window, as a plain index range. A HUID
+// carries only its millisecond, so when from or to falls inside a
+// millisecond, that whole millisecond is included (no row made in the window
+// is missed); for millisecond-aligned bounds the result is exact. It returns
+// an error wrapping [ErrInvalidRange] when from is not before to, or wrapping
+// [ErrTimeOutOfRange] when the window reaches outside
+// [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z].
 func HUIDRange(from, to time.Time) (lo, hi HUID, err error) {
 	first, last, err := millisecondRange(from, to, HUIDEpochMillis, HUIDMaxTimestamp, "HUID")
 	if err != nil {
@@ -19,12 +22,11 @@ func HUIDRange(from, to time.Time) (lo, hi HUID, err error) {
 	return makeHUID(first, 0), makeHUID(last, HUIDMaxRandom), nil
 }
 
-// SCRU128Range returns the smallest and largest SCRU128 whose time lies in
-// [from, to), so that WHERE id BETWEEN lo AND hi selects exactly the rows
-// made in that window. It returns an error wrapping [ErrInvalidRange] when
-// from >= to or the window holds no millisecond start, or wrapping
-// [ErrTimeOutOfRange] when the window reaches outside the timestamps 0 to
-// 2^44-1 ms after 2020-01-01T00:00:00Z.
+// SCRU128Range returns the smallest and largest SCRU128 made in a
+// millisecond that overlaps [from, to), with the same rounding as
+// [HUIDRange]. It returns an error wrapping [ErrInvalidRange] when from is
+// not before to, or wrapping [ErrTimeOutOfRange] when the window reaches
+// outside the timestamps 0 to 2^44-1 ms after 2020-01-01T00:00:00Z.
 func SCRU128Range(from, to time.Time) (lo, hi SCRU128, err error) {
 	first, last, err := millisecondRange(from, to, SCRU128EpochMillis, SCRU128MaxTimestamp, "SCRU128")
 	if err != nil {
@@ -36,22 +38,18 @@ func SCRU128Range(from, to time.Time) (lo, hi SCRU128, err error) {
 }
 
 // millisecondRange returns the first and last time field (ms since epoch)
-// whose millisecond starts in [from, to).
+// of the milliseconds that overlap [from, to).
 func millisecondRange(from, to time.Time, epoch, maxField int64, scheme string) (first, last int64, err error) {
 	if !from.Before(to) {
 		return 0, 0, fmt.Errorf("%w: from %s is not before to %s", ErrInvalidRange,
 			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
 	}
-	first = ceilMilli(from) - epoch
+	first = from.UnixMilli() - epoch // floor
 	last = ceilMilli(to) - epoch - 1
 	if first < 0 || last > maxField {
 		return 0, 0, fmt.Errorf("%w: [%s, %s) reaches outside %s's window [%s, %s]", ErrTimeOutOfRange,
 			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano), scheme,
 			formatMilli(epoch), formatMilli(epoch+maxField))
-	}
-	if first > last {
-		return 0, 0, fmt.Errorf("%w: [%s, %s) holds no millisecond start", ErrInvalidRange,
-			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
 	}
 	return first, last, nil
 }

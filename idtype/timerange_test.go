@@ -39,16 +39,16 @@ func TestHUIDRangeSelectsExactlyTheWindow(t *testing.T) {
 }
 
 // TestRangesAgreeWithTimes checks against random times that an ID lies in
-// [lo, hi] exactly when its millisecond lies in [from, to).
+// [lo, hi] exactly when its millisecond overlaps [from, to).
 func TestRangesAgreeWithTimes(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	base := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	for range 5000 {
 		from := base.Add(time.Duration(r.Int64N(int64(10 * time.Second))))
-		to := from.Add(time.Duration(r.Int64N(int64(20*time.Millisecond))) + time.Millisecond)
+		to := from.Add(time.Duration(r.Int64N(int64(20*time.Millisecond))) + time.Nanosecond)
 		at := base.Add(time.Duration(r.Int64N(int64(11 * time.Second)))).Truncate(time.Millisecond)
-		want := !at.Before(from) && at.Before(to)
+		want := at.Add(time.Millisecond).After(from) && at.Before(to)
 
 		hlo, hhi, err := HUIDRange(from, to)
 		if err != nil {
@@ -85,7 +85,6 @@ func TestRangeRejects(t *testing.T) {
 	}{
 		{"from == to", at, at, ErrInvalidRange, ErrInvalidRange},
 		{"from > to", at, at.Add(-time.Hour), ErrInvalidRange, ErrInvalidRange},
-		{"no millisecond start", at.Add(time.Microsecond), at.Add(900 * time.Microsecond), ErrInvalidRange, ErrInvalidRange},
 		{"before HUID epoch", hEpoch.Add(-time.Millisecond), hEpoch.Add(time.Hour), ErrTimeOutOfRange, nil},
 		{"after HUID end", hEnd.Add(-time.Hour), hEnd.Add(time.Millisecond), ErrTimeOutOfRange, nil},
 		{"before SCRU128 epoch", sEpoch.Add(-time.Millisecond), sEpoch.Add(time.Hour), ErrTimeOutOfRange, ErrTimeOutOfRange},
@@ -98,6 +97,11 @@ func TestRangeRejects(t *testing.T) {
 		if _, _, err := SCRU128Range(tc.from, tc.to); !errors.Is(err, tc.scru) || (tc.scru == nil) != (err == nil) {
 			t.Errorf("%s: SCRU128Range error %v, want %v", tc.name, err, tc.scru)
 		}
+	}
+	// A window inside one millisecond selects that millisecond.
+	if lo, hi, err := HUIDRange(at.Add(time.Microsecond), at.Add(900*time.Microsecond)); err != nil ||
+		lo.Time() != at || hi.Time() != at || lo.Random() != 0 || hi.Random() != HUIDMaxRandom {
+		t.Errorf("HUIDRange within one millisecond = %v..%v, %v; want that millisecond", lo.Time(), hi.Time(), err)
 	}
 	// The whole windows are accepted, edges included.
 	if lo, hi, err := HUIDRange(hEpoch, hEnd); err != nil || lo != 0 || hi != MaxHUID {

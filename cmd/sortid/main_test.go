@@ -405,6 +405,8 @@ func TestBinaryRange(t *testing.T) {
 		{"2026-03-01T09:30:00.2505+01:00", "2026-03-01T09:30:01.5+01:00",
 			time.Date(2026, 3, 1, 8, 30, 0, 250_500_000, time.UTC), time.Date(2026, 3, 1, 8, 30, 1, 500_000_000, time.UTC)},
 		{"1767225600000", "1767225600001", time.UnixMilli(1767225600000), time.UnixMilli(1767225600001)},
+		{"2026-01-01T00:00:00.0001Z", "2026-01-01T00:00:00.0009Z",
+			time.Date(2026, 1, 1, 0, 0, 0, 100_000, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 900_000, time.UTC)},
 		{"1767225600123", "2026-01-01T00:00:01Z", time.UnixMilli(1767225600123), time.UnixMilli(1767225601000)},
 	}
 	for _, tt := range tests {
@@ -453,11 +455,11 @@ func TestBinaryRange(t *testing.T) {
 }
 
 // checkWindowBounds checks that lo and hi are the first and last millisecond
-// starting in [from, to).
+// overlapping [from, to).
 func checkWindowBounds(t *testing.T, lo, hi, from, to time.Time) {
 	t.Helper()
-	if lo.Before(from) || !lo.Add(-time.Millisecond).Before(from) {
-		t.Errorf("lo time %v is not the first millisecond at or after %v", lo, from)
+	if !lo.Add(time.Millisecond).After(from) || lo.Add(-time.Millisecond).Add(time.Millisecond).After(from) {
+		t.Errorf("lo time %v is not the first millisecond overlapping [%v, ...)", lo, from)
 	}
 	if !hi.Before(to) || hi.Add(time.Millisecond).Before(to) {
 		t.Errorf("hi time %v is not the last millisecond before %v", hi, to)
@@ -486,7 +488,7 @@ func TestBinaryRangeRuntimeErrors(t *testing.T) {
 	}{
 		{[]string{"range", "--from", "2026-03-02T00:00:00Z", "--to", "2026-03-01T00:00:00Z"}, "invalid time window"},
 		{[]string{"range", "--from", "1767225600000", "--to", "1767225600000"}, "invalid time window"},
-		{[]string{"range", "--from", "2026-01-01T00:00:00.0001Z", "--to", "2026-01-01T00:00:00.0009Z"}, "no millisecond start"},
+		{[]string{"range", "--from", "2026-01-01T00:00:00.0009Z", "--to", "2026-01-01T00:00:00.0001Z"}, "invalid time window"},
 		{[]string{"range", "--from", "2025-12-31T23:59:59Z", "--to", "2026-01-02T00:00:00Z"}, "outside HUID's window"},
 		{[]string{"range", "--kind", "scru128", "--from", "2019-12-31T00:00:00Z", "--to", "2020-01-02T00:00:00Z"}, "outside SCRU128's window"},
 	}

@@ -12,9 +12,11 @@ import (
 
 const rangeHelp = `Usage: sortid range --from T --to T [--kind huid|scru128] [--column NAME]
 
-Print the lowest and highest ID whose time lies in the window [from, to),
-and a SQL condition that selects exactly the rows made in it with an index
-range scan. T is an RFC 3339 time, with or without fractional seconds
+Print the lowest and highest ID made in a millisecond that overlaps the
+window [from, to), and a SQL condition that selects the rows made in it
+with an index range scan. IDs carry only their millisecond, so a bound
+inside a millisecond takes in that whole millisecond; millisecond-aligned
+bounds are exact. T is an RFC 3339 time, with or without fractional seconds
 (2026-03-01T00:00:00Z, 2026-03-01T09:30:00.250+01:00), or an integer of
 Unix milliseconds (1772323200000).
 

@@ -1,0 +1,211 @@
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/integration/internal/pgtest"
+)
+
+// readmeBlock is a fenced code block of README.md.
+type readmeBlock struct {
+	lang string // go, sql, sh
+	body string
+	line int    // where the fence opens, for messages
+	run  bool   // sh blocks run only when marked <!-- readme-test: run -->
+	want string // a regexp that some line of the output must match
+}
+
+var (
+	fenceRE  = regexp.MustCompile("(?s)((?:<!-- readme-test: [^>]*-->\\s*)*)```(\\w+)\\n(.*?)```")
+	markerRE = regexp.MustCompile(`<!-- readme-test: (run|want (.*?)) -->`)
+)
+
+// readmeBlocks returns the fenced blocks of README.md in order.
+func readmeBlocks(t *testing.T) []readmeBlock {
+	t.Helper()
+	text, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []readmeBlock
+	for _, m := range fenceRE.FindAllSubmatchIndex(text, -1) {
+		b := readmeBlock{
+			lang: string(text[m[4]:m[5]]),
+			body: string(text[m[6]:m[7]]),
+			line: 1 + bytes.Count(text[:m[4]], []byte("\n")),
+		}
+		for _, mk := range markerRE.FindAllStringSubmatch(string(text[m[2]:m[3]]), -1) {
+			if mk[1] == "run" {
+				b.run = true
+			} else {
+				b.want = mk[2]
+			}
+		}
+		blocks = append(blocks, b)
+	}
+	return blocks
+}
+
+// TestREADMEQuickStarts runs every Go and SQL block of README.md, and the
+// shell blocks marked to run, in order against a fresh database without the
+// sortid functions: the migration blocks must install them for the rest.
+func TestREADMEQuickStarts(t *testing.T) {
+	t.Parallel()
+	serverURL := pgtest.URL(t)
+	db, err := pgtest.CreateDatabase(t.Context(), serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Drop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+
+	blocks := readmeBlocks(t)
+	programs := buildGoBlocks(t, blocks)
+	ran := map[string]int{}
+	for i, b := range blocks {
+		var out []byte
+		var err error
+		switch {
+		case b.lang == "go":
+			out, err = runCommand(programs[i], nil, db.URL)
+		case b.lang == "sql":
+			err = execSQL(db.URL, b.body)
+		case b.lang == "sh" && b.run:
+			out, err = runCommand("bash", []string{"-o", "pipefail", "-c", b.body}, db.URL)
+		default:
+			continue
+		}
+		ran[b.lang]++
+		if err != nil {
+			t.Fatalf("README.md:%d (%s block): %v\n%s", b.line, b.lang, err, out)
+		}
+		if b.want != "" && !regexp.MustCompile("(?m)"+b.want).Match(out) {
+			t.Errorf("README.md:%d: output does not match %q:\n%s", b.line, b.want, out)
+		}
+	}
+	if ran["go"] < 7 || ran["sql"] < 1 || ran["sh"] < 2 {
+		t.Fatalf("ran %v blocks; the README lost its quick starts, or this test its way of finding them", ran)
+	}
+}
+
+// buildGoBlocks compiles each Go block, in parallel, as a program in this
+// module (which requires every library the README uses); it returns the
+// binaries by block index.
+func buildGoBlocks(t *testing.T, blocks []readmeBlock) map[int]string {
+	t.Helper()
+	dir := t.TempDir()
+	programs := map[int]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, b := range blocks {
+		if b.lang != "go" {
+			continue
+		}
+		src := filepath.Join(dir, fmt.Sprintf("block%d.go", i))
+		bin := filepath.Join(dir, fmt.Sprintf("block%d", i))
+		if err := os.WriteFile(src, []byte(b.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput()
+			if err != nil {
+				t.Errorf("README.md:%d: the Go block does not build: %v\n%s", b.line, err, out)
+				return
+			}
+			mu.Lock()
+			programs[i] = bin
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return programs
+}
+
+// execSQL runs a block of SQL statements in one simple-protocol Exec.
+func execSQL(databaseURL, sql string) error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// runCommand runs name with args in the repository root with DATABASE_URL
+// set, and returns its combined output.
+func runCommand(name string, args []string, databaseURL string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+databaseURL)
+	return cmd.CombinedOutput()
+}
+
+// TestREADMECollisionTable checks the README's collision table against
+// idtype's birthday-bound estimates.
+func TestREADMECollisionTable(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(text)
+	start := strings.Index(section, "| IDs/s | generators |")
+	if start < 0 {
+		t.Fatal("README.md has no collision table")
+	}
+	rows := 0
+	for _, line := range strings.Split(section[start:], "\n")[2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		nums := make([]float64, len(cells))
+		for i, c := range cells {
+			if nums[i], err = strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(c), " ", ""), 64); err != nil {
+				t.Fatalf("table row %q: %v", line, err)
+			}
+		}
+		h, err := idtype.HUIDCollisions(nums[0], int(nums[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := idtype.SCRU128Collisions(nums[0], int(nums[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []float64{h.PerDay, h.PerYear, s.PerYear} {
+			if got := nums[2+i]; math.Abs(got-want) > 0.02*want {
+				t.Errorf("row %q column %d: %v, but idtype estimates %.3g", line, 3+i, got, want)
+			}
+		}
+		rows++
+	}
+	if rows < 3 {
+		t.Fatalf("collision table has %d rows", rows)
+	}
+}
