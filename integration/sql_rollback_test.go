@@ -73,3 +73,21 @@ func TestSQLHUIDRetryAfterRollbackDiffers(t *testing.T) {
 		t.Fatalf("%d of %d retries after a rollback repeated the rolled-back HUID", same, pairs)
 	}
 }
+
+// TestSQLHUIDGenerateNeverRepeatsInSession draws a million HUIDs in one
+// statement, about a thousand per millisecond: huid_generate() must not
+// repeat a value within the session, also when a millisecond ticks between
+// its two clock readings.
+func TestSQLHUIDGenerateNeverRepeatsInSession(t *testing.T) {
+	t.Parallel()
+	var total, distinct int64
+	err := pgtest.Conn(t).QueryRow(t.Context(),
+		`SELECT count(*), count(DISTINCT h) FROM (SELECT huid_generate() AS h FROM generate_series(1, 1000000)) q`).
+		Scan(&total, &distinct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1_000_000 || distinct != total {
+		t.Fatalf("%d HUIDs, %d distinct: a session repeated itself", total, distinct)
+	}
+}

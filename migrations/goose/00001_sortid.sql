@@ -103,6 +103,11 @@ COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: ra
 -- a failed statement: its rollback also undoes the remembered value, so without it a
 -- retry in the same millisecond would compute the very value that just collided. If
 -- the clock steps back by more than a millisecond the remembered value is ignored.
+-- The fresh value and the dedupe check read the clock separately, so they may see
+-- adjacent milliseconds; the check accepts a remembered value from the millisecond
+-- before its reading too (GREATEST then still picks the fresh value when that is
+-- later), so a millisecond tick between the two reads cannot skip the dedupe. Without
+-- a clock step back, a session's values strictly increase.
 -- Different sessions can still collide (21 random bits per ms): treat a unique
 -- violation as retryable. Inlinable LANGUAGE sql; PARALLEL UNSAFE because of set_config.
 -- The window check and the value read the clock separately; they can only disagree
@@ -123,7 +128,7 @@ RETURN CASE
              WHEN (NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
                   - (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
                      - 1767225600000)
-                  BETWEEN 0 AND 1
+                  BETWEEN -1 AND 1
              THEN NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint + 1
                   + (pg_catalog.date_part('microseconds', pg_catalog.clock_timestamp())::bigint & 127)
              ELSE 0

@@ -1,0 +1,129 @@
+// Command pgbench measures sortid's keys in PostgreSQL against UUIDs:
+//
+//   - bulk load of n rows by COPY and by batched INSERT, keys made in Go:
+//     HUID bigint, UUIDv4 uuid, UUIDv7 uuid, SCRU128 uuid and SCRU128 bytea,
+//     with the table and primary-key index sizes;
+//   - server-side DEFAULT generation: huid_generate(), scru128_generate(),
+//     gen_random_uuid() and bigserial;
+//   - a one-minute window out of an hour of rows: id BETWEEN HUIDRange
+//     bounds against a timestamptz column with its own index.
+//
+// Every round runs every contender once, in an order rotated per round, and
+// the report gives medians, min–max over rounds and ratios to the baseline.
+// It finds the server as the integration harness does without Docker
+// (SORTID_TEST_DATABASE, else the libpq defaults), creates a scratch
+// database, applies the migrations and drops it at the end.
+//
+//	go run ./cmd/pgbench -rounds 3
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sortid/sortid/benchmarks/internal/stats"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 3, "rounds; each runs every contender once")
+	rows := flag.Int("rows", 1_000_000, "rows per load, DEFAULT insert and window table (a multiple of 1000)")
+	reps := flag.Int("window-reps", 200, "executions of each window query per round")
+	check := flag.Bool("check", false, "only check that a server is reachable, then exit")
+	flag.Parse()
+	if *rounds < 1 || *rows < rowsPerInsert || *rows%rowsPerInsert != 0 || *reps < 1 {
+		fmt.Fprintf(os.Stderr, "pgbench: need -rounds >= 1, -rows a positive multiple of %d, -window-reps >= 1\n", rowsPerInsert)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *rounds, *rows, *reps, *check); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, rounds, rows, reps int, checkOnly bool) error {
+	serverURL, err := resolveServer(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if checkOnly {
+		logf("server reachable: %s", redact(serverURL))
+		return nil
+	}
+	db, err := createScratch(ctx, serverURL)
+	if db != nil {
+		defer db.drop()
+	}
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, db.url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if err := describeServer(ctx, conn); err != nil {
+		return err
+	}
+	return measure(ctx, conn, rounds, rows, reps)
+}
+
+// describeServer prints the version and the settings that move the numbers.
+func describeServer(ctx context.Context, conn *pgx.Conn) error {
+	var version, sb, wal, sync, maint string
+	err := conn.QueryRow(ctx, `SELECT version(), current_setting('shared_buffers'), current_setting('max_wal_size'),
+		current_setting('synchronous_commit'), current_setting('maintenance_work_mem')`).Scan(&version, &sb, &wal, &sync, &maint)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Server: %s\nshared_buffers=%s max_wal_size=%s synchronous_commit=%s maintenance_work_mem=%s\n",
+		version, sb, wal, sync, maint)
+	return nil
+}
+
+func measure(ctx context.Context, conn *pgx.Conn, rounds, rows, reps int) error {
+	start := time.Now()
+	loads := newLoadTables(rows)
+	defaults := newTable(fmt.Sprintf("Server-side DEFAULT: INSERT INTO t (n) SELECT g FROM generate_series(1, %d) g", rows), "s", defaultBaseline)
+	logf("building the window table (%d rows)", rows)
+	window, err := setupWindow(ctx, conn, rows, reps)
+	if err != nil {
+		return err
+	}
+	for r := range rounds {
+		steps := []func() error{
+			func() error { return loadRound(ctx, conn, r, rows, loads) },
+			func() error { return defaultRound(ctx, conn, r, rows, defaults) },
+			func() error { return window.round(ctx, conn, r, reps) },
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	for _, t := range []*table{loads.copyTime, loads.insertTime, loads.tableSize, loads.indexSize, defaults, window.count, window.sum} {
+		t.write(os.Stdout)
+	}
+	window.writeReport(os.Stdout)
+	fmt.Printf("\n%d rounds in %s.\n", rounds, time.Since(start).Round(time.Second))
+	return nil
+}
+
+func medianOf(xs []float64) float64 { return stats.Median(xs) }
+
+// logf reports progress on stderr, so stdout stays the report.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
+}

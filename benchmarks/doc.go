@@ -1,0 +1,11 @@
+// Package benchmarks compares sortid's idtype against peer ID libraries:
+// generation (one goroutine and RunParallel), parse and format, and
+// database/sql Scan/Value, in its _test.go files, which only measure when
+// run with -bench. It is its own module so that the peers never enter any
+// other go.mod of the repository.
+//
+// cmd/pgbench measures the PostgreSQL side (bulk loads, sizes, server-side
+// DEFAULTs, time-window queries) and cmd/benchratio turns `go test -bench`
+// output into medians, ranges and ratios; run.sh runs everything, and
+// docs/BENCHMARKS.md records a run.
+package benchmarks
