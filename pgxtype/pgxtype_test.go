@@ -304,3 +304,20 @@ func TestDefaultPgTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestScanRejectsShortBinary feeds the binary fast paths wire data of the
+// wrong length, which no server sends but a broken proxy might.
+func TestScanRejectsShortBinary(t *testing.T) {
+	t.Parallel()
+	m := newMap()
+	if err := m.Scan(pgtype.Int8OID, pgtype.BinaryFormatCode, make([]byte, 7), new(idtype.HUID)); !errors.Is(err, idtype.ErrInvalidHUID) {
+		t.Errorf("7-byte int8 into HUID: %v, want ErrInvalidHUID", err)
+	}
+	if err := m.Scan(pgtype.UUIDOID, pgtype.BinaryFormatCode, make([]byte, 15), new(idtype.SCRU128)); !errors.Is(err, idtype.ErrInvalidSCRU128) {
+		t.Errorf("15-byte uuid into SCRU128: %v, want ErrInvalidSCRU128", err)
+	}
+	var h idtype.HUID
+	if err := m.Scan(pgtype.Int8OID, pgtype.BinaryFormatCode, []byte{0, 0, 0, 0, 0, 0, 1, 0}, &h); err != nil || h != 256 {
+		t.Errorf("binary int8 256 into HUID: %d, %v", h, err)
+	}
+}

@@ -2,6 +2,7 @@ package pgxtype
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -125,10 +126,23 @@ func (encodePlanBinarySCRU128) Encode(value any, buf []byte) ([]byte, error) {
 	return append(buf, id[:]...), nil
 }
 
-// PlanScan plans a scan into an idtype target through its pgtype scanner and
-// the wrapped codec's plan for that; other targets get the wrapped codec's
-// plan. It returns nil when neither fits (then pgx falls back to sql.Scanner).
+// PlanScan scans a binary int8 into a *HUID and a binary uuid into a
+// *SCRU128 straight away (the hot path of every query); other idtype
+// targets go through their pgtype scanner and the wrapped codec's plan for
+// that; other targets get the wrapped codec's plan. It returns nil when neither fits (then pgx falls back to sql.Scanner).
 func (c extendedCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {
+	if format == pgtype.BinaryFormatCode {
+		switch target.(type) {
+		case *idtype.HUID:
+			if c.oid == pgtype.Int8OID {
+				return scanPlanBinaryHUID{}
+			}
+		case *idtype.SCRU128:
+			if c.oid == pgtype.UUIDOID {
+				return scanPlanBinarySCRU128{}
+			}
+		}
+	}
 	if wrap, next, ok := tryWrapScanPlan(target); ok {
 		if plan := c.Codec.PlanScan(m, oid, format, next); plan != nil {
 			wrap.SetNext(plan)
@@ -136,4 +150,35 @@ func (c extendedCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target 
 		}
 	}
 	return c.Codec.PlanScan(m, oid, format, target)
+}
+
+// scanPlanBinaryHUID reads the 8 big-endian bytes of a binary int8 into a
+// *HUID, rejecting NULL and negative values as huidValue.ScanInt64 does.
+type scanPlanBinaryHUID struct{}
+
+func (scanPlanBinaryHUID) Scan(src []byte, target any) error {
+	dst := target.(*idtype.HUID)
+	if src == nil {
+		return fmt.Errorf("%w: SQL NULL scanned into HUID (use NullHUID)", idtype.ErrNull)
+	}
+	if len(src) != 8 {
+		return fmt.Errorf("%w: binary int8 of %d bytes", idtype.ErrInvalidHUID, len(src))
+	}
+	return scanHUID(dst, int64(binary.BigEndian.Uint64(src)))
+}
+
+// scanPlanBinarySCRU128 copies the 16 bytes of a binary uuid into a *SCRU128,
+// rejecting NULL.
+type scanPlanBinarySCRU128 struct{}
+
+func (scanPlanBinarySCRU128) Scan(src []byte, target any) error {
+	dst := target.(*idtype.SCRU128)
+	if src == nil {
+		return fmt.Errorf("%w: SQL NULL scanned into SCRU128 (use NullSCRU128)", idtype.ErrNull)
+	}
+	if len(src) != 16 {
+		return fmt.Errorf("%w: binary uuid of %d bytes", idtype.ErrInvalidSCRU128, len(src))
+	}
+	copy(dst[:], src)
+	return nil
 }
