@@ -67,17 +67,7 @@ func TestPgxScansGeneratedIDs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("query: %v", err)
 			}
-			var all []generated
-			for rows.Next() {
-				var g generated
-				if err := rows.Scan(&g.h, &g.hTime, &g.s, &g.sTime, &g.b, &g.bTime); err != nil {
-					t.Fatalf("scan: %v", err)
-				}
-				all = append(all, g)
-			}
-			if err := rows.Err(); err != nil || len(all) != 200 {
-				t.Fatalf("rows: %d, %v", len(all), err)
-			}
+			all := scanGenerated(t, rows)
 			after := time.Now()
 			for i, g := range all {
 				g.before, g.after = before, after
@@ -134,4 +124,28 @@ func TestPgxLoadHUIDDomain(t *testing.T) {
 	if found, err := pgxtype.LoadHUIDDomain(t.Context(), conn); err != nil || found {
 		t.Errorf("LoadHUIDDomain without huid on the search_path = %v, %v; want false, nil", found, err)
 	}
+}
+
+// generatedRows is what pgx.Rows and *sql.Rows have in common.
+type generatedRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scanGenerated reads the 200 rows of generatedQuery.
+func scanGenerated(t *testing.T, rows generatedRows) []generated {
+	t.Helper()
+	var all []generated
+	for rows.Next() {
+		var g generated
+		if err := rows.Scan(&g.h, &g.hTime, &g.s, &g.sTime, &g.b, &g.bTime); err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		all = append(all, g)
+	}
+	if err := rows.Err(); err != nil || len(all) != 200 {
+		t.Fatalf("rows: %d, %v", len(all), err)
+	}
+	return all
 }

@@ -18,17 +18,7 @@ func TestStdlibScansGeneratedIDs(t *testing.T) {
 				t.Fatalf("query: %v", err)
 			}
 			defer rows.Close()
-			var all []generated
-			for rows.Next() {
-				var g generated
-				if err := rows.Scan(&g.h, &g.hTime, &g.s, &g.sTime, &g.b, &g.bTime); err != nil {
-					t.Fatalf("scan: %v", err)
-				}
-				all = append(all, g)
-			}
-			if err := rows.Err(); err != nil || len(all) != 200 {
-				t.Fatalf("rows: %d, %v", len(all), err)
-			}
+			all := scanGenerated(t, rows)
 			after := time.Now()
 			for _, g := range all {
 				g.before, g.after = before, after
