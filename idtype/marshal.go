@@ -77,7 +77,7 @@ func (h HUID) MarshalJSON() ([]byte, error) {
 // above 2^63-1 give an error wrapping [ErrInvalidHUID], and null one wrapping
 // [ErrNull] (use [NullHUID] for nullable values).
 func (h *HUID) UnmarshalJSON(data []byte) error {
-	text, err := jsonText(data, "HUID")
+	text, err := jsonText(data, "HUID", ErrInvalidHUID)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,8 @@ func (h *HUID) UnmarshalJSON(data []byte) error {
 }
 
 // jsonText returns the text of a JSON string, or a bare JSON value as is.
-func jsonText(data []byte, kind string) ([]byte, error) {
+// kind names the type in messages; invalid is its sentinel.
+func jsonText(data []byte, kind string, invalid error) ([]byte, error) {
 	if string(data) == "null" {
 		return nil, fmt.Errorf("%w: JSON null for %s (use Null%s)", ErrNull, kind, kind)
 	}
@@ -98,7 +99,7 @@ func jsonText(data []byte, kind string) ([]byte, error) {
 		return data, nil
 	}
 	if len(data) < 2 || data[len(data)-1] != '"' {
-		return nil, fmt.Errorf("%w: malformed JSON string %s", errInvalid(kind), data)
+		return nil, fmt.Errorf("%w: malformed JSON string %s", invalid, data)
 	}
 	inner := data[1 : len(data)-1]
 	if bytes.IndexByte(inner, '\\') < 0 {
@@ -106,16 +107,9 @@ func jsonText(data []byte, kind string) ([]byte, error) {
 	}
 	var s string // escapes are legal JSON; let encoding/json decode them
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%w: malformed JSON string %s: %w", errInvalid(kind), data, err)
+		return nil, fmt.Errorf("%w: malformed JSON string %s: %w", invalid, data, err)
 	}
 	return []byte(s), nil
-}
-
-func errInvalid(kind string) error {
-	if kind == "HUID" {
-		return ErrInvalidHUID
-	}
-	return ErrInvalidSCRU128
 }
 
 // AppendText implements [encoding.TextAppender] with the 26-character
@@ -172,7 +166,7 @@ func (id *SCRU128) UnmarshalJSON(data []byte) error {
 	if len(data) > 0 && data[0] != '"' && string(data) != "null" {
 		return fmt.Errorf("%w: JSON %s is not a string", ErrInvalidSCRU128, data)
 	}
-	text, err := jsonText(data, "SCRU128")
+	text, err := jsonText(data, "SCRU128", ErrInvalidSCRU128)
 	if err != nil {
 		return err
 	}
