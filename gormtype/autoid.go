@@ -77,14 +77,21 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 	return nil
 }
 
-// filledID is a field AutoID set: a pointer to it and its column.
-type filledID struct {
-	ptr    any
-	column string
+// filledColumn is a column AutoID fills: pointers to the zero fields of
+// the rows, in row order, all of one gormtype ID type.
+type filledColumn struct {
+	name string
+	ptrs []any
 }
 
-// value returns the field's current value.
-func (f filledID) value() any { return reflect.ValueOf(f.ptr).Elem().Interface() }
+// values returns the column's current values.
+func (c filledColumn) values() []any {
+	vs := make([]any, len(c.ptrs))
+	for i, p := range c.ptrs {
+		vs[i] = reflect.ValueOf(p).Elem().Interface()
+	}
+	return vs
+}
 
 // fill sets the zero auto fields of the statement's rows.
 func (a AutoID) fill(db *gorm.DB) {
@@ -96,20 +103,19 @@ func (a AutoID) fill(db *gorm.DB) {
 	if len(fields) == 0 {
 		return
 	}
-	var filled []filledID
+	columns := make([]filledColumn, len(fields))
 	rows, keysFilled := 0, 0
 	fillRow := func(row reflect.Value) error {
 		rows++
-		for _, f := range fields {
+		for i, f := range fields {
 			fv := f.ReflectValueOf(stmt.Context, row)
 			if !fv.IsZero() || !fv.CanAddr() {
 				continue
 			}
-			p := fv.Addr().Interface()
-			if err := a.set(p); err != nil {
-				return fmt.Errorf("%w for %s.%s: %w", ErrGenerate, stmt.Schema.Name, f.Name, err)
+			if columns[i].ptrs == nil {
+				columns[i] = filledColumn{name: f.DBName, ptrs: make([]any, 0, rowCount(stmt.ReflectValue))}
 			}
-			filled = append(filled, filledID{ptr: p, column: f.DBName})
+			columns[i].ptrs = append(columns[i].ptrs, fv.Addr().Interface())
 			if f.PrimaryKey {
 				keysFilled++
 			}
@@ -120,13 +126,26 @@ func (a AutoID) fill(db *gorm.DB) {
 		db.AddError(err)
 		return
 	}
-	if len(filled) == 0 {
+	columns = slices.DeleteFunc(columns, func(c filledColumn) bool { return len(c.ptrs) == 0 })
+	if len(columns) == 0 {
 		return
 	}
-	stmt.Settings.Store(settingFilled, filled)
+	if err := a.draw(columns); err != nil {
+		db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err))
+		return
+	}
+	stmt.Settings.Store(settingFilled, columns)
 	if keysFilled == rows*len(stmt.Schema.PrimaryFields) {
 		dropKeyUpsert(stmt)
 	}
+}
+
+// rowCount is how many rows a statement's reflect value holds at most.
+func rowCount(rv reflect.Value) int {
+	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+		return rv.Len()
+	}
+	return 1
 }
 
 // eachRow calls fn with every struct the statement writes.
@@ -148,42 +167,83 @@ func eachRow(rv reflect.Value, fn func(reflect.Value) error) error {
 	return nil
 }
 
-// set stores a fresh ID in the field p points to.
-func (a AutoID) set(p any) error {
-	switch p := p.(type) {
-	case *HUID:
-		h, err := a.huid()
-		*p = HUID(h)
-		return err
-	case *NullHUID:
-		h, err := a.huid()
-		*p = NullHUID{HUID(h), err == nil}
-		return err
-	case *SCRU128:
-		id, err := a.scru128()
-		*p = SCRU128(id)
-		return err
-	case *NullSCRU128:
-		id, err := a.scru128()
-		*p = NullSCRU128{SCRU128(id), err == nil}
-		return err
-	case *SCRU128Bytes:
-		id, err := a.scru128()
-		*p = SCRU128Bytes(id)
-		return err
-	case *NullSCRU128Bytes:
-		id, err := a.scru128()
-		*p = NullSCRU128Bytes{SCRU128Bytes(id), err == nil}
-		return err
+// draw gives every field of the columns a fresh ID.
+func (a AutoID) draw(columns []filledColumn) error {
+	for _, c := range columns {
+		if err := a.drawColumn(c); err != nil {
+			return fmt.Errorf("column %s: %w", c.name, err)
+		}
 	}
-	return fmt.Errorf("%T is not a gormtype ID", p)
+	return nil
 }
 
-func (a AutoID) huid() (idtype.HUID, error) {
-	if a.NewHUID != nil {
-		return a.NewHUID()
+// drawColumn gives the fields of c fresh IDs. A column's HUIDs ascend with
+// its rows (see [idtype.HUIDGenerator.Fill]): the keys of a batch append at
+// the right edge of the primary-key index, as sequential keys do, and follow
+// the order of the caller's slice. SCRU128s of one generator ascend anyway.
+func (a AutoID) drawColumn(c filledColumn) error {
+	switch c.ptrs[0].(type) {
+	case *HUID, *NullHUID:
+		huids := make([]idtype.HUID, len(c.ptrs))
+		if err := a.huids(huids); err != nil {
+			return err
+		}
+		for i, p := range c.ptrs {
+			setHUID(p, huids[i])
+		}
+		return nil
 	}
-	return idtype.GenerateHUID()
+	for _, p := range c.ptrs {
+		id, err := a.scru128()
+		if err != nil {
+			return err
+		}
+		if err := setSCRU128(p, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// huids fills dst with fresh HUIDs in ascending order.
+func (a AutoID) huids(dst []idtype.HUID) error {
+	if a.NewHUID == nil {
+		return idtype.FillHUIDs(dst)
+	}
+	for i := range dst {
+		h, err := a.NewHUID()
+		if err != nil {
+			return err
+		}
+		dst[i] = h
+	}
+	slices.Sort(dst)
+	return nil
+}
+
+func setHUID(p any, h idtype.HUID) {
+	switch p := p.(type) {
+	case *HUID:
+		*p = HUID(h)
+	case *NullHUID:
+		*p = NullHUID{HUID(h), true}
+	}
+}
+
+func setSCRU128(p any, id idtype.SCRU128) error {
+	switch p := p.(type) {
+	case *SCRU128:
+		*p = SCRU128(id)
+	case *NullSCRU128:
+		*p = NullSCRU128{SCRU128(id), true}
+	case *SCRU128Bytes:
+		*p = SCRU128Bytes(id)
+	case *NullSCRU128Bytes:
+		*p = NullSCRU128Bytes{SCRU128Bytes(id), true}
+	default:
+		return fmt.Errorf("%T is not a gormtype ID", p)
+	}
+	return nil
 }
 
 func (a AutoID) scru128() (idtype.SCRU128, error) {
@@ -263,7 +323,7 @@ func dropKeyUpsert(stmt *gorm.Statement) {
 func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
 		v, _ := db.Statement.Settings.Load(settingFilled)
-		filled, _ := v.([]filledID)
+		filled, _ := v.([]filledColumn)
 		retries := a.Retries
 		if retries == 0 {
 			retries = DefaultRetries
@@ -276,7 +336,7 @@ func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
 	}
 }
 
-func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []filledID, retries int) {
+func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []filledColumn, retries int) {
 	sp := needsSavepoint(db)
 	for attempt := 0; ; attempt++ {
 		if sp && db.AddError(execSQL(db, "SAVEPOINT "+savepointName)) != nil {
@@ -302,7 +362,7 @@ func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []fill
 			db.Error = err
 			return
 		}
-		if rerr := a.redraw(filled); rerr != nil {
+		if rerr := a.draw(filled); rerr != nil {
 			db.Error = nil
 			db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, db.Statement.Schema.Name, rerr))
 			return
@@ -337,31 +397,13 @@ func isDuplicate(db *gorm.DB, err error) bool {
 }
 
 // collision reports whether a row already holds one of the filled IDs.
-func collision(db *gorm.DB, filled []filledID) (bool, error) {
-	byColumn := map[string][]any{}
-	var columns []string
-	for _, f := range filled {
-		if _, ok := byColumn[f.column]; !ok {
-			columns = append(columns, f.column)
-		}
-		byColumn[f.column] = append(byColumn[f.column], f.value())
-	}
-	exprs := make([]clause.Expression, 0, len(columns))
-	for _, col := range columns {
-		exprs = append(exprs, clause.IN{Column: clause.Column{Name: col}, Values: byColumn[col]})
+func collision(db *gorm.DB, filled []filledColumn) (bool, error) {
+	exprs := make([]clause.Expression, 0, len(filled))
+	for _, c := range filled {
+		exprs = append(exprs, clause.IN{Column: clause.Column{Name: c.name}, Values: c.values()})
 	}
 	var n int64
 	err := db.Session(&gorm.Session{NewDB: true, SkipHooks: true}).
 		Table(db.Statement.Table).Where(clause.Or(exprs...)).Count(&n).Error
 	return n > 0, err
-}
-
-// redraw gives every filled field a fresh ID.
-func (a AutoID) redraw(filled []filledID) error {
-	for _, f := range filled {
-		if err := a.set(f.ptr); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -175,6 +175,35 @@ func TestSaveAndBatchesSQLite(t *testing.T) {
 	}
 }
 
+func TestHUIDKeysAscendWithTheSlice(t *testing.T) {
+	t.Parallel()
+	// A generator whose HUIDs descend: AutoID must still hand them out in
+	// ascending order of the rows, and leave preset keys where they are.
+	next := gormtype.NewHUID().ID() + 1_000_000
+	descending := func() (idtype.HUID, error) { next -= 7; return next, nil }
+	db := openSQLite(t, gormtype.AutoID{NewHUID: descending})
+	preset := gormtype.NewHUID()
+	authors := make([]Author, 300)
+	authors[150].ID = preset
+	if err := db.CreateInBatches(&authors, 100).Error; err != nil {
+		t.Fatalf("CreateInBatches: %v", err)
+	}
+	if authors[150].ID != preset {
+		t.Fatalf("preset key %v became %v", preset, authors[150].ID)
+	}
+	for _, batch := range [][]Author{authors[0:100], authors[100:150], authors[151:200], authors[200:300]} {
+		for i := 1; i < len(batch); i++ {
+			if batch[i-1].ID >= batch[i].ID {
+				t.Fatalf("keys of one batch do not ascend with the rows: %v then %v", batch[i-1].ID, batch[i].ID)
+			}
+		}
+	}
+	var stored []gormtype.HUID
+	if err := db.Model(&Author{}).Order("id").Pluck("id", &stored).Error; err != nil || len(stored) != len(authors) {
+		t.Fatalf("stored keys: %d, %v; want %d", len(stored), err, len(authors))
+	}
+}
+
 func TestRetryOnCollisionSQLite(t *testing.T) {
 	t.Parallel()
 	taken := gormtype.NewHUID()

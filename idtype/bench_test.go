@@ -25,6 +25,19 @@ func BenchmarkNewHUID(b *testing.B) {
 	}
 }
 
+// BenchmarkFillHUIDs is per HUID, in batches of 1000 (a CreateInBatches
+// batch): compare with BenchmarkNewHUID.
+func BenchmarkFillHUIDs(b *testing.B) {
+	b.ReportAllocs()
+	batch := make([]HUID, 1000)
+	for b.Loop() {
+		if err := FillHUIDs(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/HUID")
+}
+
 func BenchmarkNewHUIDParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

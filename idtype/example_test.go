@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sortid/sortid/idtype"
@@ -103,6 +104,19 @@ func ExampleNewHUIDGenerator() {
 	fmt.Println(h, err)
 	// Output:
 	// 258037077 <nil>
+}
+
+func ExampleFillHUIDs() {
+	// Keys for one bulk insert: unique, and ascending, so the batch lands at
+	// the right edge of the primary-key index.
+	keys := make([]idtype.HUID, 1000)
+	if err := idtype.FillHUIDs(keys); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(slices.IsSorted(keys), len(slices.Compact(keys)))
+	// Output:
+	// true 1000
 }
 
 func ExampleHUIDCollisions() {

@@ -181,6 +181,99 @@ func TestHUIDGeneratorRandomFailure(t *testing.T) {
 	}
 }
 
+func TestHUIDGeneratorFillSortsWhatGenerateMakes(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 5, fillChunk - 1, fillChunk, fillChunk + 1, 3*fillChunk + 7} {
+		filler := NewHUIDGenerator(WithClock(newFakeClock(huidAt(42)).now), WithRandom(chacha(8)))
+		single := NewHUIDGenerator(WithClock(newFakeClock(huidAt(42)).now), WithRandom(chacha(8)))
+		got := make([]HUID, n)
+		if err := filler.Fill(got); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]HUID, n)
+		for i := range want {
+			want[i] = mustHUID(t, single)
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Fill of %d = %v, want the sorted output of %d Generate calls %v", n, got, n, want)
+		}
+	}
+}
+
+func mustHUID(t *testing.T, g *HUIDGenerator) HUID {
+	t.Helper()
+	h, err := g.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestHUIDGeneratorFillReadsClockPerChunk(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(huidAt(500))
+	reads := 0
+	tick := func() time.Time { reads++; clock.advance(1); return clock.now() }
+	g := NewHUIDGenerator(WithClock(tick), WithRandom(chacha(9)))
+	dst := make([]HUID, 3*fillChunk)
+	if err := g.Fill(dst); err != nil {
+		t.Fatal(err)
+	}
+	if reads != 3 {
+		t.Fatalf("Fill of %d read the clock %d times, want 3 (once per %d)", len(dst), reads, fillChunk)
+	}
+	for i, h := range dst {
+		if want := int64(501 + i/fillChunk); h.Timestamp() != want {
+			t.Fatalf("dst[%d] has time field %d, want %d", i, h.Timestamp(), want)
+		}
+		if i > 0 && dst[i-1] >= h {
+			t.Fatalf("dst[%d] = %d does not ascend after %d", i, h, dst[i-1])
+		}
+	}
+	// Generate in the same millisecond as the last chunk never repeats it.
+	clock.advance(-1)
+	seen := map[HUID]bool{}
+	for _, h := range dst[2*fillChunk:] {
+		seen[h] = true
+	}
+	for range 4 * fillChunk {
+		if h := mustHUID(t, g); seen[h] {
+			t.Fatalf("Generate repeated %d from Fill", h)
+		}
+	}
+}
+
+func TestHUIDGeneratorFillErrors(t *testing.T) {
+	t.Parallel()
+	early := NewHUIDGenerator(WithClock(newFakeClock(huidAt(-1)).now), WithRandom(chacha(10)))
+	if err := early.Fill(make([]HUID, 3)); !errors.Is(err, ErrClockOutOfRange) {
+		t.Errorf("Fill before the epoch: %v, want ErrClockOutOfRange", err)
+	}
+	short := NewHUIDGenerator(WithClock(newFakeClock(huidAt(1)).now), WithRandom(script(3, 1, 3, 2)))
+	if err := short.Fill(make([]HUID, 3)); !errors.Is(err, ErrRandomSource) {
+		t.Errorf("Fill of 3 with 2 random parts: %v, want ErrRandomSource", err)
+	}
+}
+
+func TestFillHUIDs(t *testing.T) {
+	t.Parallel()
+	before := time.Now().UnixMilli() - HUIDEpochMillis
+	dst := make([]HUID, 2000)
+	if err := FillHUIDs(dst); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now().UnixMilli() - HUIDEpochMillis
+	for i, h := range dst {
+		if h.Timestamp() < before || h.Timestamp() > after {
+			t.Fatalf("dst[%d] has time field %d, outside the call [%d, %d]", i, h.Timestamp(), before, after)
+		}
+		if i > 0 && dst[i-1] >= h {
+			t.Fatalf("dst[%d] = %d does not ascend after %d", i, h, dst[i-1])
+		}
+	}
+}
+
 // scru128At is the Unix ms of SCRU128 timestamp ts.
 func scru128At(ts int64) int64 { return SCRU128EpochMillis + ts }
 

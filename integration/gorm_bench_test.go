@@ -3,10 +3,13 @@ package integration_test
 import (
 	"testing"
 
+	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
 
 	"github.com/sortid/sortid/gormtype"
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 type gormBenchHUID struct {
@@ -23,52 +26,73 @@ type gormBenchInt struct {
 
 func (gormBenchInt) TableName() string { return "gorm_bench_int" }
 
-const gormBenchRows = 100_000
+const (
+	gormBenchRows  = 100_000
+	gormBenchBatch = 1000
+)
 
-// BenchmarkGormCreateInBatches compares CreateInBatches of 100 000 rows with
-// auto-filled HUID keys against the same rows with int64 keys the caller
-// sets: sequential ones, and HUID values made by the caller (the same index
-// locality as the auto-filled keys, so the difference is the plugin's own
-// cost). Run: go test -run '^$' -bench GormCreateInBatches -count 6 .
+// BenchmarkGormCreateInBatches compares CreateInBatches of 100 000 rows in
+// batches of 1000 with auto-filled HUID keys (AutoID) against the same rows
+// with int64 keys the caller sets on plain GORM: sequential ones, and HUID
+// values made by the caller. Each runs in GORM's default transaction and
+// with SkipDefaultTransaction. pkey-B is the size of the primary-key index
+// afterwards, which tells index locality apart from client cost. Run the
+// contenders interleaved: go test -c, then several
+// -test.bench GormCreateInBatches -test.benchtime 2x, then benchstat.
 func BenchmarkGormCreateInBatches(b *testing.B) {
-	db := openGormPostgres(b, gormtype.AutoID{})
-	b.Run("HUID=auto", func(b *testing.B) {
-		benchCreate(b, db, "gorm_bench_huid", func() []gormBenchHUID {
-			return make([]gormBenchHUID, gormBenchRows)
+	url := pgtest.URL(b)
+	autoID := openGorm(b, postgres.Open(url), gormtype.AutoID{})
+	noRetry := openGorm(b, postgres.Open(url), gormtype.AutoID{Retries: -1})
+	plain, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tx := range []struct {
+		name    string
+		session *gorm.Session
+	}{
+		{"tx=default", &gorm.Session{}},
+		{"tx=skip", &gorm.Session{SkipDefaultTransaction: true}},
+	} {
+		b.Run(tx.name+"/HUID=auto", func(b *testing.B) {
+			benchCreate(b, autoID.Session(tx.session), func() []gormBenchHUID {
+				return make([]gormBenchHUID, gormBenchRows)
+			})
 		})
-	})
-	// Without retries AutoID takes no SAVEPOINT per batch: the difference to
-	// HUID=auto is the price of surviving a collision inside a transaction.
-	noRetry := openGormPostgres(b, gormtype.AutoID{Retries: -1})
-	b.Run("HUID=auto-noretry", func(b *testing.B) {
-		benchCreate(b, noRetry, "gorm_bench_huid", func() []gormBenchHUID {
-			return make([]gormBenchHUID, gormBenchRows)
+		// Without retries AutoID takes no SAVEPOINT per batch: the difference
+		// to HUID=auto is the price of surviving a collision inside a
+		// transaction (none without one).
+		b.Run(tx.name+"/HUID=auto-noretry", func(b *testing.B) {
+			benchCreate(b, noRetry.Session(tx.session), func() []gormBenchHUID {
+				return make([]gormBenchHUID, gormBenchRows)
+			})
 		})
-	})
-	b.Run("int64=preset-huid-values", func(b *testing.B) {
-		benchCreate(b, db, "gorm_bench_int", func() []gormBenchInt {
-			rows := make([]gormBenchInt, gormBenchRows)
-			for i := range rows {
-				rows[i].ID = int64(idtype.NewHUID())
-			}
-			return rows
+		b.Run(tx.name+"/int64=preset-huid-values", func(b *testing.B) {
+			benchCreate(b, plain.Session(tx.session), func() []gormBenchInt {
+				rows := make([]gormBenchInt, gormBenchRows)
+				for i := range rows {
+					rows[i].ID = int64(idtype.NewHUID())
+				}
+				return rows
+			})
 		})
-	})
-	b.Run("int64=preset", func(b *testing.B) {
 		next := int64(0)
-		benchCreate(b, db, "gorm_bench_int", func() []gormBenchInt {
-			rows := make([]gormBenchInt, gormBenchRows)
-			for i := range rows {
-				next++
-				rows[i].ID = next
-			}
-			return rows
+		b.Run(tx.name+"/int64=preset", func(b *testing.B) {
+			benchCreate(b, plain.Session(tx.session), func() []gormBenchInt {
+				rows := make([]gormBenchInt, gormBenchRows)
+				for i := range rows {
+					next++
+					rows[i].ID = next
+				}
+				return rows
+			})
 		})
-	})
+	}
 }
 
-func benchCreate[T any](b *testing.B, db *gorm.DB, table string, rows func() []T) {
+func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, rows func() []T) {
 	var zero T
+	table := zero.TableName()
 	if err := db.Migrator().DropTable(&zero); err != nil {
 		b.Fatal(err)
 	}
@@ -82,8 +106,13 @@ func benchCreate[T any](b *testing.B, db *gorm.DB, table string, rows func() []T
 		}
 		r := rows()
 		b.StartTimer()
-		if err := db.CreateInBatches(&r, 1000).Error; err != nil {
+		if err := db.CreateInBatches(&r, gormBenchBatch).Error; err != nil {
 			b.Fatal(err)
 		}
 	}
+	var pkeyBytes int64
+	if err := db.Raw("SELECT pg_relation_size(?::regclass)", table+"_pkey").Scan(&pkeyBytes).Error; err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(pkeyBytes), "pkey-B")
 }
