@@ -35,23 +35,32 @@ const (
 // of a gormtype ID type that is zero and is a primary key (or is tagged
 // sortid:"auto") to a fresh ID. A non-zero field, a field tagged sortid:"-"
 // and a field with a database default (gorm:"default:huid_generate()") are
-// left alone. When every row's primary key was filled, an ON CONFLICT on
-// the primary key (GORM adds one when it saves associations) is dropped: a
-// fresh key can only conflict by collision, which must not update or skip
-// another row.
+// left alone. The HUIDs filled into a column by one statement ascend with
+// the rows, in the order of the caller's slice, so a batch appends at the
+// right edge of the primary-key index like sequential keys (see
+// [idtype.HUIDGenerator.Fill]). When every row's primary key was filled, an
+// ON CONFLICT on the primary key (GORM adds one when it saves associations)
+// is dropped: a fresh key can only conflict by collision, which must not
+// update or skip another row.
 //
 // When the insert fails with a unique violation (the dialect's
 // gorm.ErrDuplicatedKey) and a row with one of the filled IDs exists, the
 // IDs are drawn again and the insert is retried, up to Retries times. On
-// PostgreSQL inside a transaction (GORM's default for Create) each attempt
-// runs under a SAVEPOINT, since a failed statement aborts the transaction.
-// A conflict that an ON CONFLICT DO NOTHING without a target swallows
-// (GORM's default for many2many records) cannot be seen and is not retried.
+// PostgreSQL inside a transaction, where a failed statement aborts the
+// transaction, the insert runs under a SAVEPOINT: one extra round trip per
+// insert in the transaction GORM opens for a Create (its COMMIT ends the
+// savepoint), two (SAVEPOINT, RELEASE) per insert in a longer transaction,
+// such as each batch of CreateInBatches. Outside a transaction (GORM's
+// SkipDefaultTransaction) and on other dialects retries cost nothing until
+// a collision happens. A conflict that an ON CONFLICT DO NOTHING without a
+// target swallows (GORM's default for many2many records) cannot be seen and
+// is not retried.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
 	// DefaultRetries, a negative value disables retrying (and savepoints).
 	Retries int
-	// NewHUID makes HUIDs; nil means idtype.GenerateHUID.
+	// NewHUID makes HUIDs; nil means idtype.FillHUIDs. A statement's
+	// HUIDs ascend with its rows either way.
 	NewHUID func() (idtype.HUID, error)
 	// NewSCRU128 makes SCRU128s; nil means idtype.GenerateSCRU128.
 	NewSCRU128 func() (idtype.SCRU128, error)
@@ -338,14 +347,18 @@ func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
 
 func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []filledColumn, retries int) {
 	sp := needsSavepoint(db)
+	// In the transaction GORM began for this very Create, the COMMIT or
+	// ROLLBACK that ends this Create also ends the savepoint: a RELEASE
+	// would only add a round trip.
+	release := sp && !beganForThisCreate(db)
+	if sp && db.AddError(execSQL(db, "SAVEPOINT "+savepointName)) != nil {
+		return
+	}
 	for attempt := 0; ; attempt++ {
-		if sp && db.AddError(execSQL(db, "SAVEPOINT "+savepointName)) != nil {
-			return
-		}
 		create(db)
 		err := db.Error
 		if err == nil {
-			if sp {
+			if release {
 				db.AddError(execSQL(db, "RELEASE SAVEPOINT "+savepointName))
 			}
 			return
@@ -353,6 +366,7 @@ func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []fill
 		if attempt == retries || !isDuplicate(db, err) {
 			return
 		}
+		// ROLLBACK TO keeps the savepoint for the next attempt.
 		if sp && execSQL(db, "ROLLBACK TO SAVEPOINT "+savepointName) != nil {
 			return
 		}
@@ -378,6 +392,14 @@ func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []fill
 func needsSavepoint(db *gorm.DB) bool {
 	_, inTx := db.Statement.ConnPool.(gorm.TxCommitter)
 	return inTx && db.Dialector.Name() == dialectPostgres
+}
+
+// beganForThisCreate reports whether GORM's gorm:begin_transaction began
+// the statement's transaction, which gorm:commit_or_rollback_transaction
+// ends before Create returns.
+func beganForThisCreate(db *gorm.DB) bool {
+	_, ok := db.InstanceGet("gorm:started_transaction")
+	return ok
 }
 
 func execSQL(db *gorm.DB, sql string) error {

@@ -31,6 +31,11 @@
 // monotonic read). The HUID generator never repeats an ID it made itself;
 // between processes only the birthday bound holds ([HUIDCollisions]).
 //
+// HUIDs of one millisecond come in random order (spec §6.3). For a bulk
+// insert, [FillHUIDs] makes a whole batch at once and sorts it, so the rows
+// append at the right edge of the primary-key index instead of splitting
+// its pages.
+//
 // # Time windows
 //
 // [HUIDRange] and [SCRU128Range] turn [from, to) into the lowest and highest

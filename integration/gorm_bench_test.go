@@ -5,6 +5,7 @@ import (
 
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
 	"github.com/sortid/sortid/gormtype"
@@ -33,9 +34,10 @@ const (
 
 // BenchmarkGormCreateInBatches compares CreateInBatches of 100 000 rows in
 // batches of 1000 with auto-filled HUID keys (AutoID) against the same rows
-// with int64 keys the caller sets on plain GORM: sequential ones, and HUID
-// values made by the caller. Each runs in GORM's default transaction and
-// with SkipDefaultTransaction. pkey-B is the size of the primary-key index
+// with int64 keys the caller sets on plain GORM: sequential ones, HUID
+// values made by the caller, and sequential ones inserted with ON CONFLICT
+// DO NOTHING. Each runs in GORM's default transaction and with
+// SkipDefaultTransaction. pkey-B is the size of the primary-key index
 // afterwards, which tells index locality apart from client cost. Run the
 // contenders interleaved: go test -c, then several
 // -test.bench GormCreateInBatches -test.benchtime 2x, then benchstat.
@@ -77,6 +79,22 @@ func BenchmarkGormCreateInBatches(b *testing.B) {
 			})
 		})
 		next := int64(0)
+		if tx.name == "tx=default" {
+			// The alternative to a savepoint: let the insert skip a colliding
+			// row (ON CONFLICT DO NOTHING) and re-insert it with a fresh key.
+			// PostgreSQL pays for it on every row (speculative insertion).
+			b.Run(tx.name+"/int64=preset-onconflict", func(b *testing.B) {
+				doNothing := clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}
+				benchCreate(b, plain.Session(tx.session).Clauses(doNothing), func() []gormBenchInt {
+					rows := make([]gormBenchInt, gormBenchRows)
+					for i := range rows {
+						next++
+						rows[i].ID = next
+					}
+					return rows
+				})
+			})
+		}
 		b.Run(tx.name+"/int64=preset", func(b *testing.B) {
 			benchCreate(b, plain.Session(tx.session), func() []gormBenchInt {
 				rows := make([]gormBenchInt, gormBenchRows)
@@ -115,4 +133,42 @@ func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, r
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(pkeyBytes), "pkey-B")
+}
+
+// BenchmarkGormCreateOne is the latency of a single-row Create in GORM's
+// default transaction: auto-filled HUID key (with and without the retry's
+// SAVEPOINT) against an int64 key the caller sets, on plain GORM.
+func BenchmarkGormCreateOne(b *testing.B) {
+	url := pgtest.URL(b)
+	autoID := openGorm(b, postgres.Open(url), gormtype.AutoID{})
+	noRetry := openGorm(b, postgres.Open(url), gormtype.AutoID{Retries: -1})
+	plain, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("HUID=auto", func(b *testing.B) {
+		benchCreateOne(b, autoID, func() *gormBenchHUID { return &gormBenchHUID{} })
+	})
+	b.Run("HUID=auto-noretry", func(b *testing.B) {
+		benchCreateOne(b, noRetry, func() *gormBenchHUID { return &gormBenchHUID{} })
+	})
+	next := int64(0)
+	b.Run("int64=preset", func(b *testing.B) {
+		benchCreateOne(b, plain, func() *gormBenchInt { next++; return &gormBenchInt{ID: next} })
+	})
+}
+
+func benchCreateOne[T interface{ TableName() string }](b *testing.B, db *gorm.DB, row func() *T) {
+	var zero T
+	if err := db.Migrator().DropTable(&zero); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.AutoMigrate(&zero); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := db.Create(row()).Error; err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/sortid/sortid/gormtype"
+	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
@@ -73,5 +74,58 @@ func TestGormPostgresDatabaseDefaults(t *testing.T) {
 		if d := time.Since(r.ID.Time()); d < 0 || d > time.Minute {
 			t.Errorf("HUID %s made at %v, not just now", r.ID, r.ID.Time())
 		}
+	}
+}
+
+// TestGormPostgresRetryInTransaction: a collision in the middle of a user's
+// transaction is retried under one savepoint, the rows written before it
+// survive, and no savepoint of AutoID's is left in the transaction.
+func TestGormPostgresRetryInTransaction(t *testing.T) {
+	taken := gormtype.NewHUID()
+	collide := false
+	gen := func() (idtype.HUID, error) {
+		if collide {
+			collide = false
+			return taken.ID(), nil
+		}
+		return idtype.GenerateHUID()
+	}
+	db := openGormPostgres(t, gormtype.AutoID{NewHUID: gen})
+	if err := db.Migrator().DropTable(&gormTag{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AutoMigrate(&gormTag{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Create(&gormTag{ID: taken, Name: "taken"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	var leftover error
+	err := db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&gormTag{Name: "before"}).Error; err != nil {
+			return err
+		}
+		collide = true
+		batch := make([]gormTag, 3)
+		if err := tx.CreateInBatches(&batch, 2).Error; err != nil {
+			return err
+		}
+		// RELEASE of a savepoint that does not exist fails; do it under a
+		// savepoint of the test's own so the transaction survives.
+		if err := tx.Exec("SAVEPOINT probe").Error; err != nil {
+			return err
+		}
+		leftover = tx.Exec("RELEASE SAVEPOINT sortid_autoid").Error
+		return tx.Exec("ROLLBACK TO SAVEPOINT probe").Error
+	})
+	if err != nil {
+		t.Fatalf("transaction with a collision: %v", err)
+	}
+	if leftover == nil || !strings.Contains(leftover.Error(), "does not exist") {
+		t.Errorf("RELEASE SAVEPOINT sortid_autoid after the Creates: %v; want \"does not exist\"", leftover)
+	}
+	var n int64
+	if err := db.Model(&gormTag{}).Count(&n).Error; err != nil || n != 5 {
+		t.Errorf("rows after the transaction: %d, %v; want 5 (taken, before, 3 of the batch)", n, err)
 	}
 }

@@ -234,6 +234,10 @@ func checkBatches(t *testing.T, db *gorm.DB, author gormtype.HUID) {
 		if i > 0 && i != 500 && i != 501 && tag.ID.Time().Before(tags[i-1].ID.Time()) {
 			t.Fatalf("tag %d made at %v, before tag %d", i, tag.ID.Time(), i-1)
 		}
+		// Within a batch of 300 the filled keys ascend with the slice.
+		if i%300 != 0 && i != 500 && i != 501 && tag.ID <= tags[i-1].ID {
+			t.Fatalf("tag %d ID %s not above tag %d's %s in the same batch", i, tag.ID, i-1, tags[i-1].ID)
+		}
 	}
 	for i := 1; i < len(books); i++ {
 		if books[i].ID.ID().Compare(books[i-1].ID.ID()) <= 0 {
