@@ -42,13 +42,7 @@ const (
 // contenders interleaved: go test -c, then several
 // -test.bench GormCreateInBatches -test.benchtime 2x, then benchstat.
 func BenchmarkGormCreateInBatches(b *testing.B) {
-	url := pgtest.URL(b)
-	autoID := openGorm(b, postgres.Open(url), gormtype.AutoID{})
-	noRetry := openGorm(b, postgres.Open(url), gormtype.AutoID{Retries: -1})
-	plain, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
+	autoID, noRetry, plain := gormBenchDBs(b)
 	for _, tx := range []struct {
 		name    string
 		session *gorm.Session
@@ -108,6 +102,24 @@ func BenchmarkGormCreateInBatches(b *testing.B) {
 	}
 }
 
+// gormBenchDBs opens three GORMs on the test database: with AutoID, with
+// AutoID without retries, and plain GORM for the caller-set keys.
+func gormBenchDBs(b *testing.B) (autoID, noRetry, plain *gorm.DB) {
+	url := pgtest.URL(b)
+	autoID = openGorm(b, postgres.Open(url), gormtype.AutoID{})
+	noRetry = openGorm(b, postgres.Open(url), gormtype.AutoID{Retries: -1})
+	plain, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sqlDB, err := plain.DB()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = sqlDB.Close() })
+	return autoID, noRetry, plain
+}
+
 func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, rows func() []T) {
 	var zero T
 	table := zero.TableName()
@@ -139,13 +151,7 @@ func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, r
 // default transaction: auto-filled HUID key (with and without the retry's
 // SAVEPOINT) against an int64 key the caller sets, on plain GORM.
 func BenchmarkGormCreateOne(b *testing.B) {
-	url := pgtest.URL(b)
-	autoID := openGorm(b, postgres.Open(url), gormtype.AutoID{})
-	noRetry := openGorm(b, postgres.Open(url), gormtype.AutoID{Retries: -1})
-	plain, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
+	autoID, noRetry, plain := gormBenchDBs(b)
 	b.Run("HUID=auto", func(b *testing.B) {
 		benchCreateOne(b, autoID, func() *gormBenchHUID { return &gormBenchHUID{} })
 	})
