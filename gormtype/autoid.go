@@ -46,15 +46,27 @@ const (
 // When the insert fails with a unique violation (the dialect's
 // gorm.ErrDuplicatedKey) and a row with one of the filled IDs exists, the
 // IDs are drawn again and the insert is retried, up to Retries times. On
-// PostgreSQL inside a transaction, where a failed statement aborts the
-// transaction, the insert runs under a SAVEPOINT: one extra round trip per
-// insert in the transaction GORM opens for a Create (its COMMIT ends the
-// savepoint), two (SAVEPOINT, RELEASE) per insert in a longer transaction,
-// such as each batch of CreateInBatches. Outside a transaction (GORM's
-// SkipDefaultTransaction) and on other dialects retries cost nothing until
-// a collision happens. A conflict that an ON CONFLICT DO NOTHING without a
-// target swallows (GORM's default for many2many records) cannot be seen and
-// is not retried.
+// PostgreSQL a failed statement aborts the transaction it runs in:
+//
+//   - In the transaction GORM opens for a Create, when the INSERT is the
+//     first statement in it, AutoID sends nothing more; after a collision it
+//     replaces the aborted transaction with a fresh one (ROLLBACK; BEGIN on
+//     the same connection) and retries. To know the INSERT is first it
+//     watches the transaction from gorm:begin_transaction on; it does so
+//     only for a *sql.DB pool (a custom pool may set things up when it
+//     begins) and a model without BeforeSave/BeforeCreate hooks (they would
+//     see the watcher instead of the *sql.Tx).
+//   - Otherwise in that transaction (a belongs-to record or another
+//     plugin's statement came first), the INSERT runs under a SAVEPOINT
+//     that the COMMIT ends: one statement more.
+//   - In a longer transaction, such as CreateInBatches' or the caller's,
+//     each INSERT runs under a SAVEPOINT that is released after it: two
+//     statements more per insert.
+//
+// Outside a transaction (GORM's SkipDefaultTransaction) and on other
+// dialects retries cost nothing until a collision happens. A conflict that
+// an ON CONFLICT DO NOTHING without a target swallows (GORM's default for
+// many2many records) cannot be seen and is not retried.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
 	// DefaultRetries, a negative value disables retrying (and savepoints).
@@ -83,7 +95,20 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 	if err := create.Replace("gorm:create", a.insert(insert)); err != nil {
 		return fmt.Errorf("gormtype: wrap gorm:create: %w", err)
 	}
+	if begin := create.Get("gorm:begin_transaction"); begin != nil {
+		if err := create.Replace("gorm:begin_transaction", a.begin(begin)); err != nil {
+			return fmt.Errorf("gormtype: wrap gorm:begin_transaction: %w", err)
+		}
+	}
 	return nil
+}
+
+// retries is how often a collision is retried; negative means never.
+func (a AutoID) retries() int {
+	if a.Retries == 0 {
+		return DefaultRetries
+	}
+	return a.Retries
 }
 
 // filledColumn is a column AutoID fills: pointers to the zero fields of
@@ -331,22 +356,24 @@ func dropKeyUpsert(stmt *gorm.Statement) {
 // insert wraps gorm:create with the collision retry.
 func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
+		first := unwatch(db)
 		v, _ := db.Statement.Settings.Load(settingFilled)
 		filled, _ := v.([]filledColumn)
-		retries := a.Retries
-		if retries == 0 {
-			retries = DefaultRetries
-		}
-		if db.Error != nil || len(filled) == 0 || retries < 0 || db.DryRun {
+		if db.Error != nil || len(filled) == 0 || a.retries() < 0 || db.DryRun {
 			create(db)
 			return
 		}
-		a.insertRetrying(db, create, filled, retries)
+		a.insertRetrying(db, create, filled, first)
 	}
 }
 
-func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []filledColumn, retries int) {
-	sp := needsSavepoint(db)
+// insertRetrying runs create, and again with fresh IDs after a collision.
+// A failed INSERT aborts a PostgreSQL transaction: when the INSERT is the
+// first statement of the transaction GORM began for this Create, a fresh
+// transaction replaces the aborted one (see restart.go); otherwise a
+// savepoint keeps what ran before it.
+func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []filledColumn, first bool) {
+	sp := needsSavepoint(db) && !first
 	// In the transaction GORM began for this very Create, the COMMIT or
 	// ROLLBACK that ends this Create also ends the savepoint: a RELEASE
 	// would only add a round trip.
@@ -363,11 +390,19 @@ func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []fill
 			}
 			return
 		}
-		if attempt == retries || !isDuplicate(db, err) {
+		if attempt == a.retries() || !isDuplicate(db, err) {
 			return
 		}
-		// ROLLBACK TO keeps the savepoint for the next attempt.
-		if sp && execSQL(db, "ROLLBACK TO SAVEPOINT "+savepointName) != nil {
+		var recoverErr error
+		switch {
+		case sp:
+			// ROLLBACK TO keeps the savepoint for the next attempt.
+			recoverErr = execSQL(db, "ROLLBACK TO SAVEPOINT "+savepointName)
+		case first:
+			recoverErr = restart(db)
+		}
+		if recoverErr != nil {
+			db.AddError(recoverErr)
 			return
 		}
 		db.Error = nil
