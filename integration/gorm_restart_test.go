@@ -92,8 +92,9 @@ func openRestartDB(t *testing.T, dialector gorm.Dialector, cfg *gorm.Config, plu
 	return db
 }
 
-// seedTaken stores a post with the ID the next armed draw collides with.
-func seedTaken(t *testing.T, db *gorm.DB, taken gormtype.HUID) {
+// seedTaken stores a writer and a post with the ID the next armed draw
+// collides with, and returns the writer.
+func seedTaken(t *testing.T, db *gorm.DB, taken gormtype.HUID) restartWriter {
 	t.Helper()
 	w := restartWriter{Name: "seed"}
 	if err := db.Create(&w).Error; err != nil {
@@ -102,6 +103,7 @@ func seedTaken(t *testing.T, db *gorm.DB, taken gormtype.HUID) {
 	if err := db.Create(&restartPost{ID: taken, WriterID: w.ID}).Error; err != nil {
 		t.Fatal(err)
 	}
+	return w
 }
 
 func countRows(t *testing.T, db *gorm.DB, model any) int64 {
@@ -118,11 +120,7 @@ func TestGormRestartFirstInsert(t *testing.T) {
 		t.Run(fmt.Sprintf("PrepareStmt=%v", prepare), func(t *testing.T) {
 			gen, taken, arm := collidingOnce()
 			db := openRestartDB(t, postgres.Open(pgtest.URL(t)), &gorm.Config{PrepareStmt: prepare}, gormtype.AutoID{NewHUID: gen})
-			seedTaken(t, db, taken)
-			w := restartWriter{Name: "w"}
-			if err := db.Create(&w).Error; err != nil {
-				t.Fatal(err)
-			}
+			w := seedTaken(t, db, taken)
 			arm()
 			post := restartPost{WriterID: w.ID}
 			res := db.Create(&post)
@@ -167,12 +165,8 @@ func TestGormRestartKeepsOtherCallbacksWrites(t *testing.T) {
 	if err := db.Callback().Create().Before("gorm:create").Register("test:audit", audit); err != nil {
 		t.Fatal(err)
 	}
-	seedTaken(t, db, taken)
+	w := seedTaken(t, db, taken)
 	before := countRows(t, db, &restartAudit{})
-	w := restartWriter{Name: "w"}
-	if err := db.Create(&w).Error; err != nil {
-		t.Fatal(err)
-	}
 	arm()
 	if err := db.Create(&restartPost{WriterID: w.ID}).Error; err != nil {
 		t.Fatalf("Create after a collision: %v", err)
@@ -221,11 +215,7 @@ func TestGormRestartKeepsCustomPoolState(t *testing.T) {
 	t.Cleanup(func() { _ = sqlDB.Close() })
 	gen, taken, arm := collidingOnce()
 	db := openRestartDB(t, postgres.New(postgres.Config{Conn: tenantPool{sqlDB}}), &gorm.Config{}, gormtype.AutoID{NewHUID: gen})
-	seedTaken(t, db, taken)
-	w := restartWriter{Name: "w"}
-	if err := db.Create(&w).Error; err != nil {
-		t.Fatal(err)
-	}
+	w := seedTaken(t, db, taken)
 	arm()
 	post := restartPost{WriterID: w.ID}
 	if err := db.Create(&post).Error; err != nil {
@@ -319,11 +309,7 @@ func TestGormSavepointStatements(t *testing.T) {
 	t.Cleanup(func() { _ = sqlDB.Close() })
 	gen, taken, arm := collidingOnce()
 	db := openRestartDB(t, postgres.New(postgres.Config{Conn: sqlDB}), &gorm.Config{}, gormtype.AutoID{NewHUID: gen})
-	seedTaken(t, db, taken)
-	w := restartWriter{Name: "w"}
-	if err := db.Create(&w).Error; err != nil {
-		t.Fatal(err)
-	}
+	w := seedTaken(t, db, taken)
 	check := func(what string, want ...string) {
 		t.Helper()
 		if got := log.take(); !slices.Equal(got, want) {
