@@ -52,10 +52,14 @@ const (
 //     first statement in it, AutoID sends nothing more; after a collision it
 //     replaces the aborted transaction with a fresh one (ROLLBACK; BEGIN on
 //     the same connection) and retries. To know the INSERT is first it
-//     watches the transaction from gorm:begin_transaction on; it does so
-//     only for a *sql.DB pool (a custom pool may set things up when it
-//     begins) and a model without BeforeSave/BeforeCreate hooks (they would
-//     see the watcher instead of the *sql.Tx).
+//     watches the transaction from gorm:begin_transaction on. It does so
+//     only when that callback is GORM's own (a plugin wrapping it may write
+//     right after BEGIN), the statement's pool is a plain *sql.DB (a custom
+//     pool may set things up when it begins; a *sql.Conn may be in the
+//     caller's transaction already) and the model has no BeforeSave or
+//     BeforeCreate hook. Until the INSERT, callbacks and belongs-to records'
+//     hooks see the watcher as the statement's connection: a gorm.Tx that
+//     sessions, prepared statements and DB() work with, but not a *sql.Tx.
 //   - Otherwise in that transaction (a belongs-to record or another
 //     plugin's statement came first), the INSERT runs under a SAVEPOINT
 //     that the COMMIT ends: one statement more.

@@ -68,25 +68,29 @@ func collidingOnce() (gen func() (idtype.HUID, error), taken gormtype.HUID, arm 
 	return gen, taken, func() { armed = true }
 }
 
-func openRestartDB(t *testing.T, dialector gorm.Dialector, cfg *gorm.Config, plugin gormtype.AutoID) *gorm.DB {
+// openRestartDB opens GORM with the plugins before, then AutoID, on fresh
+// restart_* tables.
+func openRestartDB(t *testing.T, dialector gorm.Dialector, cfg *gorm.Config, plugin gormtype.AutoID, before ...gorm.Plugin) *gorm.DB {
 	t.Helper()
 	cfg.Logger = logger.Discard
 	db, err := gorm.Open(dialector, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Use(plugin); err != nil {
-		t.Fatal(err)
+	for _, p := range append(before, plugin) {
+		if err := db.Use(p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sqlDB.Close() })
-	if err := db.Migrator().DropTable(&restartPost{}, &restartWriter{}, &restartAudit{}); err != nil {
+	if err := db.Migrator().DropTable(&restartPost{}, &restartWriter{}, &restartAudit{}, &restartHooked{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AutoMigrate(&restartWriter{}, &restartPost{}, &restartAudit{}); err != nil {
+	if err := db.AutoMigrate(&restartWriter{}, &restartPost{}, &restartAudit{}, &restartHooked{}); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -102,6 +106,24 @@ func seedTaken(t *testing.T, db *gorm.DB, taken gormtype.HUID) restartWriter {
 	}
 	if err := db.Create(&restartPost{ID: taken, WriterID: w.ID}).Error; err != nil {
 		t.Fatal(err)
+	}
+	return w
+}
+
+// createCollidingPost seeds the taken ID, creates a post whose ID collides
+// once, and checks that the audit row that writer (a callback or plugin)
+// adds in the post's transaction survives the retry. It returns the seeded
+// writer.
+func createCollidingPost(t *testing.T, db *gorm.DB, taken gormtype.HUID, arm func(), writer string) restartWriter {
+	t.Helper()
+	w := seedTaken(t, db, taken)
+	before := countRows(t, db, &restartAudit{})
+	arm()
+	if err := db.Create(&restartPost{WriterID: w.ID}).Error; err != nil {
+		t.Fatalf("Create after a collision: %v", err)
+	}
+	if after := countRows(t, db, &restartAudit{}); after != before+1 {
+		t.Fatalf("audit rows written by %s: %d, want %d", writer, after, before+1)
 	}
 	return w
 }
@@ -165,23 +187,16 @@ func TestGormRestartKeepsOtherCallbacksWrites(t *testing.T) {
 	if err := db.Callback().Create().Before("gorm:create").Register("test:audit", audit); err != nil {
 		t.Fatal(err)
 	}
-	w := seedTaken(t, db, taken)
+	w := createCollidingPost(t, db, taken, arm, "a callback before the INSERT")
 	before := countRows(t, db, &restartAudit{})
-	arm()
-	if err := db.Create(&restartPost{WriterID: w.ID}).Error; err != nil {
-		t.Fatalf("Create after a collision: %v", err)
-	}
-	if after := countRows(t, db, &restartAudit{}); after != before+1 {
-		t.Fatalf("audit rows written before the colliding INSERT: %d, want %d", after, before+1)
-	}
 	// A callback failing before the INSERT rolls the transaction back,
 	// audit row included, and gives the connection back.
 	failAfterAudit = true
 	if err := db.Create(&restartPost{WriterID: w.ID}).Error; err == nil || !strings.Contains(err.Error(), "audit refused") {
 		t.Fatalf("Create with a failing callback: %v, want \"audit refused\"", err)
 	}
-	if after := countRows(t, db, &restartAudit{}); after != before+1 {
-		t.Fatalf("audit rows after a rolled-back Create: %d, want %d", after, before+1)
+	if after := countRows(t, db, &restartAudit{}); after != before {
+		t.Fatalf("audit rows after a rolled-back Create: %d, want %d", after, before)
 	}
 	sqlDB, _ := db.DB()
 	if inUse := sqlDB.Stats().InUse; inUse != 0 {
@@ -332,6 +347,10 @@ func TestGormSavepointStatements(t *testing.T) {
 	check("Create after a belongs-to insert",
 		"SAVEPOINT sortid_autoid", "RELEASE SAVEPOINT sortid_autoid", // the writer, in the post's transaction
 		"SAVEPOINT sortid_autoid") // the post; the COMMIT ends it
+	if err := db.Create(&restartHooked{Name: "h"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	check("Create of a model with a BeforeCreate hook", "SAVEPOINT sortid_autoid")
 	err = db.Transaction(func(tx *gorm.DB) error {
 		arm()
 		return tx.CreateInBatches(&[]restartPost{{WriterID: w.ID}, {WriterID: w.ID}, {WriterID: w.ID}}, 2).Error
@@ -343,3 +362,144 @@ func TestGormSavepointStatements(t *testing.T) {
 		"SAVEPOINT sortid_autoid", "ROLLBACK TO SAVEPOINT sortid_autoid", "RELEASE SAVEPOINT sortid_autoid",
 		"SAVEPOINT sortid_autoid", "RELEASE SAVEPOINT sortid_autoid")
 }
+
+// TestGormRestartStaysAtomic: after a collision the retried INSERT runs in
+// a transaction again, which a later failure of the same Create rolls back.
+func TestGormRestartStaysAtomic(t *testing.T) {
+	gen, taken, arm := collidingOnce()
+	db := openRestartDB(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{NewHUID: gen})
+	refuse := func(db *gorm.DB) {
+		if db.Statement.Table == "restart_posts" {
+			db.AddError(errors.New("refused after the insert"))
+		}
+	}
+	err := db.Callback().Create().After("gorm:create").Before("gorm:commit_or_rollback_transaction").Register("test:refuse", refuse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := restartWriter{Name: "w"}
+	if err := db.Create(&w).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Session(&gorm.Session{SkipHooks: true}).Exec("INSERT INTO restart_posts (id, writer_id) VALUES (?, ?)", taken, w.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	arm()
+	post := restartPost{WriterID: w.ID}
+	if err := db.Create(&post).Error; err == nil {
+		t.Fatal("Create with a failing callback after the insert succeeded")
+	}
+	if n := countRows(t, db, &restartPost{}); n != 1 {
+		t.Fatalf("posts after the rolled-back Create: %d, want 1 (the seed): the retried insert escaped the transaction", n)
+	}
+}
+
+// auditBegin is a plugin that wraps gorm:begin_transaction to write in the
+// new transaction, as audit and row-level-security plugins do.
+type auditBegin struct{}
+
+func (auditBegin) Name() string { return "test:audit-begin" }
+
+func (auditBegin) Initialize(db *gorm.DB) error {
+	create := db.Callback().Create()
+	begin := create.Get("gorm:begin_transaction")
+	return create.Replace("gorm:begin_transaction", func(db *gorm.DB) {
+		begin(db)
+		if _, ok := db.InstanceGet("gorm:started_transaction"); ok && db.Statement.Table == "restart_posts" {
+			_, err := db.Statement.ConnPool.ExecContext(db.Statement.Context, "INSERT INTO restart_audits (what) VALUES ('begin')")
+			db.AddError(err)
+		}
+	})
+}
+
+// TestGormRestartKeepsStateItCannotSee: statements AutoID cannot watch
+// (a wrapped gorm:begin_transaction, a custom pool on the session, a
+// transaction the caller began on a pinned connection) survive a retry.
+func TestGormRestartKeepsStateItCannotSee(t *testing.T) {
+	t.Run("WrappedBegin", func(t *testing.T) {
+		gen, taken, arm := collidingOnce()
+		db := openRestartDB(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{NewHUID: gen}, auditBegin{})
+		createCollidingPost(t, db, taken, arm, "the wrapped begin")
+	})
+	t.Run("SessionPool", func(t *testing.T) {
+		gen, taken, arm := collidingOnce()
+		db := openRestartDB(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{NewHUID: gen})
+		w := seedTaken(t, db, taken)
+		sqlDB, err := db.DB()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tenant := db.Session(&gorm.Session{NewDB: true})
+		tenant.Statement.ConnPool = tenantPool{sqlDB}
+		arm()
+		post := restartPost{WriterID: w.ID}
+		if err := tenant.Create(&post).Error; err != nil {
+			t.Fatalf("Create after a collision: %v", err)
+		}
+		if post.Tenant != "seven" {
+			t.Fatalf("tenant set when the session's pool began the transaction: %q after the retry, want \"seven\"", post.Tenant)
+		}
+	})
+	t.Run("CallerBeganOnConnection", func(t *testing.T) {
+		gen, taken, arm := collidingOnce()
+		db := openRestartDB(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{NewHUID: gen})
+		w := seedTaken(t, db, taken)
+		before := countRows(t, db, &restartAudit{})
+		err := db.Connection(func(conn *gorm.DB) error {
+			c := conn.Session(&gorm.Session{NewDB: true})
+			if err := c.Exec("BEGIN").Error; err != nil {
+				return err
+			}
+			if err := c.Create(&restartAudit{What: "caller"}).Error; err != nil {
+				return err
+			}
+			arm()
+			if err := c.Create(&restartPost{WriterID: w.ID}).Error; err != nil {
+				return err
+			}
+			return c.Exec("COMMIT").Error
+		})
+		if err != nil {
+			t.Fatalf("caller's transaction with a collision: %v", err)
+		}
+		if after := countRows(t, db, &restartAudit{}); after != before+1 {
+			t.Fatalf("audit rows of the caller's transaction: %d, want %d", after, before+1)
+		}
+	})
+}
+
+// TestGormWatchedTransactionIsATransaction: callbacks before the INSERT
+// that use prepared statements or db.DB() get the transaction's behaviour
+// while AutoID watches it.
+func TestGormWatchedTransactionIsATransaction(t *testing.T) {
+	db := openRestartDB(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{})
+	var dbErr error
+	audit := func(db *gorm.DB) {
+		if db.Statement.Table == "restart_posts" {
+			db.AddError(db.Session(&gorm.Session{NewDB: true, PrepareStmt: true}).Create(&restartAudit{What: "post"}).Error)
+			_, dbErr = db.DB()
+			db.AddError(errors.New("refused"))
+		}
+	}
+	if err := db.Callback().Create().Before("gorm:create").Register("test:audit", audit); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Create(&restartPost{}).Error; err == nil {
+		t.Fatal("Create with a refusing callback succeeded")
+	}
+	if dbErr != nil {
+		t.Errorf("db.DB() in a callback before the INSERT: %v", dbErr)
+	}
+	if n := countRows(t, db, &restartAudit{}); n != 0 {
+		t.Errorf("audit rows after the rolled-back Create: %d, want 0 (a prepared statement left the transaction)", n)
+	}
+}
+
+type restartHooked struct {
+	ID   gormtype.HUID `gorm:"primaryKey"`
+	Name string
+}
+
+func (restartHooked) TableName() string { return "restart_hooked" }
+
+func (*restartHooked) BeforeCreate(*gorm.DB) error { return nil }
