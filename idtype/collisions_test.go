@@ -36,15 +36,16 @@ func TestHUIDCollisions(t *testing.T) {
 func TestHUIDCollisionsMatchesSimulation(t *testing.T) {
 	t.Parallel()
 	const generators, perMs, rounds = 4, 500, 400
+	clock := newFakeClock(huidAt(0))
 	gens := make([]*HUIDGenerator, generators)
 	for i := range gens {
-		gens[i] = NewHUIDGenerator(WithClock(newFakeClock(HUIDEpochMillis).now), WithRandom(chacha(byte(10+i))))
+		gens[i] = NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(byte(10+i))))
 	}
 	collisions := 0
 	for round := range rounds {
 		seen := map[HUID]int{}
+		clock.set(huidAt(int64(round)))
 		for _, g := range gens {
-			g.unixMilli = func() int64 { return HUIDEpochMillis + int64(round) }
 			for range perMs {
 				h, err := g.Generate()
 				if err != nil {

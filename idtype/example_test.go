@@ -1,6 +1,7 @@
 package idtype_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,8 +99,8 @@ func ExampleHUID_MarshalJSON() {
 func ExampleNewHUIDGenerator() {
 	// A generator with a fixed clock and random source is deterministic.
 	clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 123_000_000, time.UTC) }
-	random := bytesReader{0x01, 0x55, 0x55}
-	g := idtype.NewHUIDGenerator(idtype.WithClock(clock), idtype.WithRandom(&random))
+	random := bytes.NewReader([]byte{0x01, 0x55, 0x55})
+	g := idtype.NewHUIDGenerator(idtype.WithClock(clock), idtype.WithRandom(random))
 	h, err := g.Generate()
 	fmt.Println(h, err)
 	// Output:
@@ -131,13 +132,4 @@ func ExampleHUIDCollisions() {
 	// Output:
 	// 1.8e+05 per day, 6.58e+07 per year
 	// SCRU128: 7.14e-12 per year
-}
-
-// bytesReader is an io.Reader over fixed bytes.
-type bytesReader []byte
-
-func (b *bytesReader) Read(p []byte) (int, error) {
-	n := copy(p, *b)
-	*b = (*b)[n:]
-	return n, nil
 }

@@ -51,12 +51,19 @@ func makeHUID(ms int64, random uint32) HUID {
 // huidMillis returns the HUID time field of t, or an error wrapping
 // ErrTimeOutOfRange.
 func huidMillis(t time.Time) (int64, error) {
-	ms := t.UnixMilli() - HUIDEpochMillis
-	if ms < 0 || ms > HUIDMaxTimestamp {
-		return 0, fmt.Errorf("%w: %s is outside HUID's window [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z]",
-			ErrTimeOutOfRange, t.UTC().Format(time.RFC3339Nano))
+	ms, ok := huidField(t.UnixMilli())
+	if !ok {
+		return 0, fmt.Errorf("%w: %s is outside HUID's window %s", ErrTimeOutOfRange, t.UTC().Format(time.RFC3339Nano), huidWindow)
 	}
 	return ms, nil
+}
+
+const huidWindow = "[2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z]"
+
+// huidField returns the HUID time field of a Unix millisecond, and whether it is in range.
+func huidField(unixMs int64) (int64, bool) {
+	ms := unixMs - HUIDEpochMillis
+	return ms, ms >= 0 && ms <= HUIDMaxTimestamp
 }
 
 // Valid reports whether h lies in [0, 2^63-1], i.e. is not negative.
@@ -87,13 +94,11 @@ func (h HUID) String() string { return strconv.FormatInt(int64(h), 10) }
 // its plain decimal form, which no parser accepts.
 func (h HUID) PaddedString() string {
 	var buf [huidMaxDigits]byte
-	return string(h.appendPadded(buf[:0]))
+	return string(h.AppendPadded(buf[:0]))
 }
 
 // AppendPadded appends the 19-digit zero-padded form of h to b.
-func (h HUID) AppendPadded(b []byte) []byte { return h.appendPadded(b) }
-
-func (h HUID) appendPadded(b []byte) []byte {
+func (h HUID) AppendPadded(b []byte) []byte {
 	if h < 0 {
 		return strconv.AppendInt(b, int64(h), 10)
 	}

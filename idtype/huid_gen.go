@@ -125,10 +125,11 @@ func (g *HUIDGenerator) fill(dst []HUID) error {
 // clock returns the time field for the current time, or an error wrapping
 // ErrClockOutOfRange.
 func (g *HUIDGenerator) clock() (int64, error) {
-	now := g.unixMilli() - HUIDEpochMillis
-	if now < 0 || now > HUIDMaxTimestamp {
-		return 0, fmt.Errorf("%w: the clock reads %s, outside HUID's window [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z]",
-			ErrClockOutOfRange, time.UnixMilli(now+HUIDEpochMillis).UTC().Format(time.RFC3339Nano))
+	unixMs := g.unixMilli()
+	now, ok := huidField(unixMs)
+	if !ok {
+		return 0, fmt.Errorf("%w: the clock reads %s, outside HUID's window %s",
+			ErrClockOutOfRange, time.UnixMilli(unixMs).UTC().Format(time.RFC3339Nano), huidWindow)
 	}
 	return now, nil
 }

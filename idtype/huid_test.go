@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,25 +129,15 @@ func TestHUIDPaddedOrder(t *testing.T) {
 	}
 	ids = append(ids, 0, MaxHUID, 9, 10, 99, 100)
 	byText := slices.Clone(ids)
-	slices.SortFunc(byText, func(a, b HUID) int { return compareStrings(a.PaddedString(), b.PaddedString()) })
+	slices.SortFunc(byText, func(a, b HUID) int { return strings.Compare(a.PaddedString(), b.PaddedString()) })
 	byNumber := slices.Clone(ids)
 	slices.Sort(byNumber)
 	if !slices.Equal(byText, byNumber) {
 		t.Fatal("sorting by PaddedString differs from numeric order")
 	}
-	if compareStrings(HUID(9).String(), HUID(10).String()) < 0 {
+	if strings.Compare(HUID(9).String(), HUID(10).String()) < 0 {
 		t.Fatal("plain decimal unexpectedly sorts numerically; the property test is not discriminating")
 	}
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func TestHUIDAppendPadded(t *testing.T) {

@@ -24,12 +24,7 @@ func (h HUID) MarshalText() ([]byte, error) { return h.AppendText(nil) }
 // UnmarshalText implements [encoding.TextUnmarshaler] with the rules of
 // [ParseHUID]; errors wrap [ErrInvalidHUID].
 func (h *HUID) UnmarshalText(text []byte) error {
-	v, err := parseHUID(text)
-	if err != nil {
-		return err
-	}
-	*h = v
-	return nil
+	return scanHUIDText(h, text)
 }
 
 // AppendBinary implements [encoding.BinaryAppender]: 8 bytes, big-endian
@@ -65,7 +60,7 @@ func (h *HUID) UnmarshalBinary(data []byte) error {
 // numbers cannot hold exactly. It returns an error wrapping [ErrInvalidHUID]
 // for a negative h.
 func (h HUID) MarshalJSON() ([]byte, error) {
-	b, err := h.AppendText([]byte{'"'})
+	b, err := h.AppendText(append(make([]byte, 0, huidMaxDigits+2), '"'))
 	if err != nil {
 		return nil, err
 	}
@@ -77,25 +72,23 @@ func (h HUID) MarshalJSON() ([]byte, error) {
 // above 2^63-1 give an error wrapping [ErrInvalidHUID], and null one wrapping
 // [ErrNull] (use [NullHUID] for nullable values).
 func (h *HUID) UnmarshalJSON(data []byte) error {
-	text, err := jsonText(data, "HUID", ErrInvalidHUID)
+	text, err := jsonText(data, "HUID", ErrInvalidHUID, true)
 	if err != nil {
 		return err
 	}
-	v, err := parseHUID(text)
-	if err != nil {
-		return err
-	}
-	*h = v
-	return nil
+	return h.UnmarshalText(text)
 }
 
 // jsonText returns the text of a JSON string, or a bare JSON value as is.
 // kind names the type in messages; invalid is its sentinel.
-func jsonText(data []byte, kind string, invalid error) ([]byte, error) {
+func jsonText(data []byte, kind string, invalid error, bare bool) ([]byte, error) {
 	if string(data) == "null" {
 		return nil, fmt.Errorf("%w: JSON null for %s (use Null%s)", ErrNull, kind, kind)
 	}
 	if len(data) == 0 || data[0] != '"' {
+		if !bare && len(data) > 0 {
+			return nil, fmt.Errorf("%w: JSON %s is not a string", invalid, data)
+		}
 		return data, nil
 	}
 	if len(data) < 2 || data[len(data)-1] != '"' {
@@ -128,12 +121,7 @@ func (id SCRU128) MarshalText() ([]byte, error) {
 // UnmarshalText implements [encoding.TextUnmarshaler] with the rules of
 // [ParseSCRU128]; errors wrap [ErrInvalidSCRU128].
 func (id *SCRU128) UnmarshalText(text []byte) error {
-	v, err := parseSCRU128(text)
-	if err != nil {
-		return err
-	}
-	*id = v
-	return nil
+	return scanSCRU128Text(id, text)
 }
 
 // AppendBinary implements [encoding.BinaryAppender]: the 16 bytes.
@@ -163,10 +151,7 @@ func (id SCRU128) MarshalJSON() ([]byte, error) {
 // either form [ParseSCRU128] accepts; other input gives an error wrapping
 // [ErrInvalidSCRU128], and null one wrapping [ErrNull] (use [NullSCRU128]).
 func (id *SCRU128) UnmarshalJSON(data []byte) error {
-	if len(data) > 0 && data[0] != '"' && string(data) != "null" {
-		return fmt.Errorf("%w: JSON %s is not a string", ErrInvalidSCRU128, data)
-	}
-	text, err := jsonText(data, "SCRU128", ErrInvalidSCRU128)
+	text, err := jsonText(data, "SCRU128", ErrInvalidSCRU128, false)
 	if err != nil {
 		return err
 	}

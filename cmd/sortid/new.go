@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding"
 	"fmt"
 	"strings"
 
@@ -64,7 +65,7 @@ func runNew(args []string, s streams) error {
 
 	out := bufio.NewWriterSize(s.stdout, outputBufferSize)
 	if kind == kindSCRU128 {
-		err = writeIDs(out, *count, idtype.NewSCRU128Generator().Generate)
+		err = writeIDs(out, *count, idtype.GenerateSCRU128)
 	} else {
 		err = writeIDs(out, *count, idtype.GenerateHUID)
 	}
@@ -74,14 +75,9 @@ func runNew(args []string, s streams) error {
 	return flushOutput(out)
 }
 
-// textAppender is an ID that appends its text form to a byte slice.
-type textAppender interface {
-	AppendText(b []byte) ([]byte, error)
-}
-
 // writeIDs writes n IDs from generate to w, one per line. Each line is
 // appended straight into w's free buffer space, so no line allocates.
-func writeIDs[ID textAppender](w *bufio.Writer, n int, generate func() (ID, error)) error {
+func writeIDs[ID encoding.TextAppender](w *bufio.Writer, n int, generate func() (ID, error)) error {
 	for range n {
 		id, err := generate()
 		if err != nil {

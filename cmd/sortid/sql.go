@@ -1,10 +1,6 @@
 package main
 
-import (
-	"strings"
-
-	"github.com/sortid/sortid/migrations"
-)
+import "github.com/sortid/sortid/migrations"
 
 const sqlHelp = `Usage: sortid sql [up|down]
 
@@ -38,9 +34,6 @@ func runSQL(args []string, s streams) error {
 		text = migrations.Down()
 	default:
 		return usagef("unknown direction %q; want up or down", direction)
-	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
 	}
 	return writeAll(s.stdout, text)
 }
