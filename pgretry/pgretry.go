@@ -54,13 +54,7 @@ func Constraint(err error) string {
 	if !errors.As(err, &e) {
 		return ""
 	}
-	v := reflect.ValueOf(e)
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return ""
-		}
-		v = v.Elem()
-	}
+	v := reflect.Indirect(reflect.ValueOf(e))
 	if v.Kind() != reflect.Struct {
 		return ""
 	}

@@ -6,24 +6,34 @@ import (
 	"github.com/sortid/sortid/idtype"
 )
 
-// tryWrapEncodePlan is a pgtype.TryWrapEncodePlanFunc: it converts an idtype
-// value to its pgtype valuer (values.go), and dereferences a pointer to one,
-// so that the built-in codec of the parameter's type can encode it.
-// (pgx's own pointer unwrapping skips driver.Valuers, which these are.)
-func tryWrapEncodePlan(value any) (plan pgtype.WrappedEncodePlanNextSetter, nextValue any, ok bool) {
+// valuer returns the pgtype valuer (values.go) of an idtype value.
+func valuer(value any) (any, bool) {
 	switch v := value.(type) {
 	case idtype.HUID:
-		return &convertEncodePlan[idtype.HUID]{convert: asHUIDValue}, huidValue(v), true
+		return huidValue(v), true
 	case idtype.NullHUID:
-		return &convertEncodePlan[idtype.NullHUID]{convert: asNullHUIDValue}, nullHUIDValue(v), true
+		return nullHUIDValue(v), true
 	case idtype.SCRU128:
-		return &convertEncodePlan[idtype.SCRU128]{convert: asSCRU128Value}, scru128Value(v), true
+		return scru128Value(v), true
 	case idtype.NullSCRU128:
-		return &convertEncodePlan[idtype.NullSCRU128]{convert: asNullSCRU128Value}, nullSCRU128Value(v), true
+		return nullSCRU128Value(v), true
 	case idtype.SCRU128Bytes:
-		return &convertEncodePlan[idtype.SCRU128Bytes]{convert: asSCRU128BytesValue}, scru128BytesValue(v), true
+		return scru128BytesValue(v), true
 	case idtype.NullSCRU128Bytes:
-		return &convertEncodePlan[idtype.NullSCRU128Bytes]{convert: asNullSCRU128BytesValue}, nullSCRU128BytesValue(v), true
+		return nullSCRU128BytesValue(v), true
+	}
+	return nil, false
+}
+
+// tryWrapEncodePlan is a pgtype.TryWrapEncodePlanFunc: it converts an idtype
+// value to its pgtype valuer, and dereferences a pointer to one, so that the
+// built-in codec of the parameter's type can encode it. (pgx's own pointer
+// unwrapping skips driver.Valuers, which these are.)
+func tryWrapEncodePlan(value any) (plan pgtype.WrappedEncodePlanNextSetter, nextValue any, ok bool) {
+	if v, ok := valuer(value); ok {
+		return &convertEncodePlan{}, v, true
+	}
+	switch value.(type) {
 	case *idtype.HUID:
 		return &derefEncodePlan[idtype.HUID]{}, idtype.HUID(0), true
 	case *idtype.NullHUID:
@@ -40,23 +50,14 @@ func tryWrapEncodePlan(value any) (plan pgtype.WrappedEncodePlanNextSetter, next
 	return nil, nil, false
 }
 
-func asHUIDValue(v idtype.HUID) any                         { return huidValue(v) }
-func asNullHUIDValue(v idtype.NullHUID) any                 { return nullHUIDValue(v) }
-func asSCRU128Value(v idtype.SCRU128) any                   { return scru128Value(v) }
-func asNullSCRU128Value(v idtype.NullSCRU128) any           { return nullSCRU128Value(v) }
-func asSCRU128BytesValue(v idtype.SCRU128Bytes) any         { return scru128BytesValue(v) }
-func asNullSCRU128BytesValue(v idtype.NullSCRU128Bytes) any { return nullSCRU128BytesValue(v) }
+// convertEncodePlan encodes an idtype value as its pgtype valuer with next.
+type convertEncodePlan struct{ next pgtype.EncodePlan }
 
-// convertEncodePlan converts a T to its pgtype valuer and encodes that with next.
-type convertEncodePlan[T any] struct {
-	convert func(T) any
-	next    pgtype.EncodePlan
-}
+func (p *convertEncodePlan) SetNext(next pgtype.EncodePlan) { p.next = next }
 
-func (p *convertEncodePlan[T]) SetNext(next pgtype.EncodePlan) { p.next = next }
-
-func (p *convertEncodePlan[T]) Encode(value any, buf []byte) ([]byte, error) {
-	return p.next.Encode(p.convert(value.(T)), buf)
+func (p *convertEncodePlan) Encode(value any, buf []byte) ([]byte, error) {
+	v, _ := valuer(value)
+	return p.next.Encode(v, buf)
 }
 
 // derefEncodePlan encodes a nil *T as NULL and any other *T as its T.
@@ -74,45 +75,43 @@ func (p *derefEncodePlan[T]) Encode(value any, buf []byte) ([]byte, error) {
 	return p.next.Encode(*ptr, buf)
 }
 
+// scanner returns the pgtype scanner (values.go) of a pointer to an idtype value.
+func scanner(target any) (any, bool) {
+	switch t := target.(type) {
+	case *idtype.HUID:
+		return (*huidValue)(t), true
+	case *idtype.NullHUID:
+		return (*nullHUIDValue)(t), true
+	case *idtype.SCRU128:
+		return (*scru128Value)(t), true
+	case *idtype.NullSCRU128:
+		return (*nullSCRU128Value)(t), true
+	case *idtype.SCRU128Bytes:
+		return (*scru128BytesValue)(t), true
+	case *idtype.NullSCRU128Bytes:
+		return (*nullSCRU128BytesValue)(t), true
+	}
+	return nil, false
+}
+
 // tryWrapScanPlan is a pgtype.TryWrapScanPlanFunc: it converts a pointer to
-// an idtype value into a pointer to its pgtype scanner (values.go), which the
-// built-in codec of the column's type can scan into. pgx consults
+// an idtype value into a pointer to its pgtype scanner, which the built-in
+// codec of the column's type can scan into. pgx consults
 // TryWrapScanPlanFuncs only for targets that are not sql.Scanners, so
 // extendedCodec calls it itself, first, for every target.
 func tryWrapScanPlan(target any) (plan pgtype.WrappedScanPlanNextSetter, nextTarget any, ok bool) {
-	switch t := target.(type) {
-	case *idtype.HUID:
-		return &convertScanPlan[idtype.HUID]{convert: asHUIDScanner}, (*huidValue)(t), true
-	case *idtype.NullHUID:
-		return &convertScanPlan[idtype.NullHUID]{convert: asNullHUIDScanner}, (*nullHUIDValue)(t), true
-	case *idtype.SCRU128:
-		return &convertScanPlan[idtype.SCRU128]{convert: asSCRU128Scanner}, (*scru128Value)(t), true
-	case *idtype.NullSCRU128:
-		return &convertScanPlan[idtype.NullSCRU128]{convert: asNullSCRU128Scanner}, (*nullSCRU128Value)(t), true
-	case *idtype.SCRU128Bytes:
-		return &convertScanPlan[idtype.SCRU128Bytes]{convert: asSCRU128BytesScanner}, (*scru128BytesValue)(t), true
-	case *idtype.NullSCRU128Bytes:
-		return &convertScanPlan[idtype.NullSCRU128Bytes]{convert: asNullSCRU128BytesScanner}, (*nullSCRU128BytesValue)(t), true
+	if s, ok := scanner(target); ok {
+		return &convertScanPlan{}, s, true
 	}
 	return nil, nil, false
 }
 
-func asHUIDScanner(p *idtype.HUID) any                         { return (*huidValue)(p) }
-func asNullHUIDScanner(p *idtype.NullHUID) any                 { return (*nullHUIDValue)(p) }
-func asSCRU128Scanner(p *idtype.SCRU128) any                   { return (*scru128Value)(p) }
-func asNullSCRU128Scanner(p *idtype.NullSCRU128) any           { return (*nullSCRU128Value)(p) }
-func asSCRU128BytesScanner(p *idtype.SCRU128Bytes) any         { return (*scru128BytesValue)(p) }
-func asNullSCRU128BytesScanner(p *idtype.NullSCRU128Bytes) any { return (*nullSCRU128BytesValue)(p) }
+// convertScanPlan scans into the pgtype scanner of an idtype target with next.
+type convertScanPlan struct{ next pgtype.ScanPlan }
 
-// convertScanPlan converts a *T target to its pgtype scanner and scans into
-// that with next.
-type convertScanPlan[T any] struct {
-	convert func(*T) any
-	next    pgtype.ScanPlan
-}
+func (p *convertScanPlan) SetNext(next pgtype.ScanPlan) { p.next = next }
 
-func (p *convertScanPlan[T]) SetNext(next pgtype.ScanPlan) { p.next = next }
-
-func (p *convertScanPlan[T]) Scan(src []byte, target any) error {
-	return p.next.Scan(src, p.convert(target.(*T)))
+func (p *convertScanPlan) Scan(src []byte, target any) error {
+	s, _ := scanner(target)
+	return p.next.Scan(src, s)
 }

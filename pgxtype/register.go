@@ -87,8 +87,9 @@ type extendedCodec struct {
 	oid uint32 // the built-in type extended: int8, uuid or bytea
 }
 
-// PlanEncode encodes a HUID for int8 and a SCRU128 for uuid in binary
-// straight away (the hot path of CopyFrom and of every parameter); all
+// PlanEncode encodes a HUID or NullHUID for int8, a SCRU128 for uuid or
+// bytea and a SCRU128Bytes for bytea in binary straight away, without
+// allocating (the hot path of CopyFrom and of every parameter); all
 // other values get the wrapped codec's plan, and pgx then tries the
 // TryWrapEncodePlanFuncs, tryWrapEncodePlan first.
 func (c extendedCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
@@ -99,8 +100,16 @@ func (c extendedCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value
 				return encodePlanBinaryHUID{}
 			}
 		case idtype.SCRU128:
-			if c.oid == pgtype.UUIDOID {
+			if c.oid == pgtype.UUIDOID || c.oid == pgtype.ByteaOID {
 				return encodePlanBinarySCRU128{}
+			}
+		case idtype.SCRU128Bytes:
+			if c.oid == pgtype.ByteaOID {
+				return encodePlanBinarySCRU128Bytes{}
+			}
+		case idtype.NullHUID:
+			if c.oid == pgtype.Int8OID {
+				return encodePlanBinaryNullHUID{}
 			}
 		}
 	}
@@ -111,14 +120,10 @@ func (c extendedCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value
 type encodePlanBinaryHUID struct{}
 
 func (encodePlanBinaryHUID) Encode(value any, buf []byte) ([]byte, error) {
-	h := value.(idtype.HUID)
-	if err := checkHUID(h); err != nil {
-		return nil, err
-	}
-	return binary.BigEndian.AppendUint64(buf, uint64(h)), nil
+	return value.(idtype.HUID).AppendBinary(buf)
 }
 
-// encodePlanBinarySCRU128 writes a SCRU128 as the 16 bytes of a uuid.
+// encodePlanBinarySCRU128 writes a SCRU128 as the 16 bytes of a uuid or bytea.
 type encodePlanBinarySCRU128 struct{}
 
 func (encodePlanBinarySCRU128) Encode(value any, buf []byte) ([]byte, error) {
@@ -181,4 +186,23 @@ func (scanPlanBinarySCRU128) Scan(src []byte, target any) error {
 	}
 	copy(dst[:], src)
 	return nil
+}
+
+// encodePlanBinarySCRU128Bytes writes a SCRU128Bytes as the 16 bytes of a bytea.
+type encodePlanBinarySCRU128Bytes struct{}
+
+func (encodePlanBinarySCRU128Bytes) Encode(value any, buf []byte) ([]byte, error) {
+	id := value.(idtype.SCRU128Bytes)
+	return append(buf, id[:]...), nil
+}
+
+// encodePlanBinaryNullHUID writes a NullHUID as NULL or an int8.
+type encodePlanBinaryNullHUID struct{}
+
+func (encodePlanBinaryNullHUID) Encode(value any, buf []byte) ([]byte, error) {
+	n := value.(idtype.NullHUID)
+	if !n.Valid {
+		return nil, nil
+	}
+	return n.HUID.AppendBinary(buf)
 }

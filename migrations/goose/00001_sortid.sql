@@ -117,18 +117,16 @@ CREATE OR REPLACE FUNCTION huid_generate()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN CASE
-  WHEN pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint - 1767225600000
-       BETWEEN 0 AND 4398046511103
+  WHEN (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint - 1767225600000) >> 42 = 0
   THEN pg_catalog.set_config('sortid.huid_last',
          GREATEST(
            (LEAST(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
                   - 1767225600000, 4398046511103) << 21)
            | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151),
            CASE
-             WHEN (NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
+             WHEN pg_catalog.abs((NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
                   - (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
-                     - 1767225600000)
-                  BETWEEN -1 AND 1
+                     - 1767225600000)) <= 1
              THEN NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint + 1
                   + (pg_catalog.date_part('microseconds', pg_catalog.clock_timestamp())::bigint & 127)
              ELSE 0
@@ -152,8 +150,7 @@ CREATE OR REPLACE FUNCTION huid_generate_at(ts pg_catalog.timestamptz)
 RETURNS bigint
 LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
 RETURN CASE
-  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
-       BETWEEN 1767225600000 AND 6165272111103
+  WHEN ts >= TIMESTAMPTZ '2026-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
   THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21)
        | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151)
   ELSE sortid_raise('22008',
@@ -195,8 +192,7 @@ CREATE OR REPLACE FUNCTION huid_min(ts pg_catalog.timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
-  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
-       BETWEEN 1767225600000 AND 6165272111103
+  WHEN ts >= TIMESTAMPTZ '2026-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
   THEN (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21
   ELSE sortid_raise('22008',
          'huid_min: ' || ts::pg_catalog.text
@@ -215,8 +211,7 @@ CREATE OR REPLACE FUNCTION huid_max(ts pg_catalog.timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
-  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
-       BETWEEN 1767225600000 AND 6165272111103
+  WHEN ts >= TIMESTAMPTZ '2026-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
   THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21) | 2097151
   ELSE sortid_raise('22008',
          'huid_max: ' || ts::pg_catalog.text
@@ -315,8 +310,7 @@ RETURNS pg_catalog.timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (TIMESTAMP '2020-01-01 00:00:00'
         + INTERVAL '1 millisecond'
-          * ('x' || pg_catalog.substr(id::pg_catalog.text, 1, 8)
-                 || pg_catalog.substr(id::pg_catalog.text, 10, 3))::bit(44)::bigint
+          * ('x' || pg_catalog.left(pg_catalog.replace(id::pg_catalog.text, '-', ''), 11))::bit(44)::bigint
        ) AT TIME ZONE 'UTC';
 -- +goose StatementEnd
 
@@ -333,8 +327,7 @@ CREATE OR REPLACE FUNCTION scru128_min(ts pg_catalog.timestamptz)
 RETURNS pg_catalog.uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
-  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
-       BETWEEN 1577836800000 AND 19170022844415
+  WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
   THEN (pg_catalog.lpad(pg_catalog.to_hex(
           (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1577836800000)::bigint), 11, '0')
         || '000000000000000000000')::pg_catalog.uuid
@@ -356,8 +349,7 @@ CREATE OR REPLACE FUNCTION scru128_max(ts pg_catalog.timestamptz)
 RETURNS pg_catalog.uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
-  WHEN pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000)
-       BETWEEN 1577836800000 AND 19170022844415
+  WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
   THEN (pg_catalog.lpad(pg_catalog.to_hex(
           (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1577836800000)::bigint), 11, '0')
         || 'fffffffffffffffffffff')::pg_catalog.uuid
