@@ -93,9 +93,10 @@ COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: ra
 -- huid_generate returns a new HUID from the clock (window 2026-01-01T00:00:00.000Z ..
 -- 2165-05-15T07:35:11.103Z, both edges valid; outside it raises SQLSTATE 22008) and 21
 -- random bits taken from gen_random_uuid() (a CSPRNG; random() is never used).
--- Dedupe: the session remembers the last value it returned (GUC sortid.huid_last). When
--- that value lies in the current or the next millisecond, the result is
--- GREATEST(fresh, last + 1 + jitter), jitter in [0, 127] from the microsecond clock:
+-- Dedupe: the session remembers the last value it returned (GUC sortid.huid_last). Unless
+-- that value lies more than a millisecond ahead of the clock, the result is
+-- GREATEST(fresh, last + 1 + jitter), jitter in [0, 127] from the microsecond clock
+-- (a remembered value from an earlier millisecond loses to the fresh one):
 -- the first HUID of a millisecond has uniformly random low bits, later ones of the same
 -- millisecond are strictly increasing, so a session never repeats a value within a
 -- millisecond (and, at PostgreSQL speeds, never overflows the 2^21 values of a
@@ -103,11 +104,10 @@ COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: ra
 -- a failed statement: its rollback also undoes the remembered value, so without it a
 -- retry in the same millisecond would compute the very value that just collided. If
 -- the clock steps back by more than a millisecond the remembered value is ignored.
--- The fresh value and the dedupe check read the clock separately, so they may see
--- adjacent milliseconds; the check accepts a remembered value from the millisecond
--- before its reading too (GREATEST then still picks the fresh value when that is
--- later), so a millisecond tick between the two reads cannot skip the dedupe. Without
--- a clock step back, a session's values strictly increase.
+-- The fresh value and the dedupe check read the clock separately, and the backend can
+-- be descheduled between the two reads for milliseconds; the check has no lower bound,
+-- so however far the second read runs ahead of the first, the result still exceeds the
+-- remembered value. Without a clock step back, a session's values strictly increase.
 -- Different sessions can still collide (21 random bits per ms): treat a unique
 -- violation as retryable. Inlinable LANGUAGE sql; PARALLEL UNSAFE because of set_config.
 -- The window check and the value read the clock separately; they can only disagree
@@ -124,9 +124,9 @@ RETURN CASE
                   - 1767225600000, 4398046511103) << 21)
            | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151),
            CASE
-             WHEN pg_catalog.abs((NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
+             WHEN (NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
                   - (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
-                     - 1767225600000)) <= 1
+                     - 1767225600000) <= 1
              THEN NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint + 1
                   + (pg_catalog.date_part('microseconds', pg_catalog.clock_timestamp())::bigint & 127)
              ELSE 0
