@@ -1,8 +1,6 @@
 package integration_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -15,33 +13,24 @@ import (
 // benchRows is the number of rows each benchmark iteration moves.
 const benchRows = 1_000_000
 
-// benchTable holds benchRows rows (id bigint, trace uuid), made once per run.
-var benchTable = sync.OnceValue(func() error {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, benchURL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, `CREATE UNLOGGED TABLE IF NOT EXISTS bench_ids AS
-		SELECT huid_generate() AS id, scru128_generate() AS trace FROM generate_series(1, 1000000)`)
-	return err
-})
-
-var benchURL string
-
-// benchConn connects for a benchmark, registering pgxtype when asked, and
-// makes sure bench_ids exists.
+// benchConn connects for a benchmark, registering pgxtype when asked.
 func benchConn(b *testing.B, register bool) *pgx.Conn {
 	b.Helper()
-	benchURL = pgtest.URL(b)
-	if err := benchTable(); err != nil {
-		b.Fatalf("create bench_ids: %v", err)
-	}
 	if register {
 		return registeredConn(b, pgx.QueryExecModeCacheStatement)
 	}
 	return pgtest.Conn(b)
+}
+
+// scanConn is benchConn with bench_ids (benchRows rows of id bigint, trace
+// uuid) in place; IF NOT EXISTS makes every call after the first a no-op.
+func scanConn(b *testing.B, register bool) *pgx.Conn {
+	conn := benchConn(b, register)
+	if _, err := conn.Exec(b.Context(), `CREATE UNLOGGED TABLE IF NOT EXISTS bench_ids AS
+		SELECT huid_generate() AS id, scru128_generate() AS trace FROM generate_series(1, 1000000)`); err != nil {
+		b.Fatalf("create bench_ids: %v", err)
+	}
+	return conn
 }
 
 // scanAll scans column col of every row of bench_ids into dst.
@@ -81,7 +70,7 @@ func BenchmarkPgxScan(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			conn := benchConn(b, c.register)
+			conn := scanConn(b, c.register)
 			for b.Loop() {
 				scanAll(b, conn, c.col, c.dst)
 			}

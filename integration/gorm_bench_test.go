@@ -6,7 +6,6 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
-	"gorm.io/gorm/logger"
 
 	"github.com/sortid/sortid/gormtype"
 	"github.com/sortid/sortid/idtype"
@@ -106,18 +105,9 @@ func BenchmarkGormCreateInBatches(b *testing.B) {
 // AutoID without retries, and plain GORM for the caller-set keys.
 func gormBenchDBs(b *testing.B) (autoID, noRetry, plain *gorm.DB) {
 	url := pgtest.URL(b)
-	autoID = openGorm(b, postgres.Open(url), gormtype.AutoID{})
-	noRetry = openGorm(b, postgres.Open(url), gormtype.AutoID{Retries: -1})
-	plain, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sqlDB, err := plain.DB()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = sqlDB.Close() })
-	return autoID, noRetry, plain
+	return openGorm(b, postgres.Open(url), &gorm.Config{}, gormtype.AutoID{}),
+		openGorm(b, postgres.Open(url), &gorm.Config{}, gormtype.AutoID{Retries: -1}),
+		openGorm(b, postgres.Open(url), &gorm.Config{})
 }
 
 func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, rows func() []T) {

@@ -12,6 +12,6 @@ import (
 
 func TestGormMySQL(t *testing.T) {
 	dsn := mysqltest.DSN(t)
-	open := func(p gormtype.AutoID) *gorm.DB { return openGorm(t, mysql.Open(dsn), p) }
+	open := func(p gormtype.AutoID) *gorm.DB { return openGorm(t, mysql.Open(dsn), &gorm.Config{}, p) }
 	runGormSuite(t, open(gormtype.AutoID{}), open)
 }

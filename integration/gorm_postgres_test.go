@@ -9,13 +9,12 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/sortid/sortid/gormtype"
-	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 func openGormPostgres(t testing.TB, plugin gormtype.AutoID) *gorm.DB {
 	t.Helper()
-	return openGorm(t, postgres.Open(pgtest.URL(t)), plugin)
+	return openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, plugin)
 }
 
 func TestGormPostgres(t *testing.T) {
@@ -81,15 +80,7 @@ func TestGormPostgresDatabaseDefaults(t *testing.T) {
 // transaction is retried under one savepoint, the rows written before it
 // survive, and no savepoint of AutoID's is left in the transaction.
 func TestGormPostgresRetryInTransaction(t *testing.T) {
-	taken := gormtype.NewHUID()
-	collide := false
-	gen := func() (idtype.HUID, error) {
-		if collide {
-			collide = false
-			return taken.ID(), nil
-		}
-		return idtype.GenerateHUID()
-	}
+	gen, taken, arm := collidingOnce()
 	db := openGormPostgres(t, gormtype.AutoID{NewHUID: gen})
 	if err := db.Migrator().DropTable(&gormTag{}); err != nil {
 		t.Fatal(err)
@@ -105,7 +96,7 @@ func TestGormPostgresRetryInTransaction(t *testing.T) {
 		if err := tx.Create(&gormTag{Name: "before"}).Error; err != nil {
 			return err
 		}
-		collide = true
+		arm()
 		batch := make([]gormTag, 3)
 		if err := tx.CreateInBatches(&batch, 2).Error; err != nil {
 			return err

@@ -16,7 +16,6 @@ import (
 
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 
 	"github.com/sortid/sortid/gormtype"
 	"github.com/sortid/sortid/idtype"
@@ -72,21 +71,7 @@ func collidingOnce() (gen func() (idtype.HUID, error), taken gormtype.HUID, arm 
 // restart_* tables.
 func openRestartDB(t *testing.T, dialector gorm.Dialector, cfg *gorm.Config, plugin gormtype.AutoID, before ...gorm.Plugin) *gorm.DB {
 	t.Helper()
-	cfg.Logger = logger.Discard
-	db, err := gorm.Open(dialector, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range append(before, plugin) {
-		if err := db.Use(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sqlDB.Close() })
+	db := openGorm(t, dialector, cfg, append(before, plugin)...)
 	if err := db.Migrator().DropTable(&restartPost{}, &restartWriter{}, &restartAudit{}, &restartHooked{}); err != nil {
 		t.Fatal(err)
 	}
@@ -223,11 +208,7 @@ func (p tenantPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.Conn
 }
 
 func TestGormRestartKeepsCustomPoolState(t *testing.T) {
-	sqlDB, err := sql.Open("pgx", pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sqlDB.Close() })
+	sqlDB := pgtest.StdDB(t)
 	gen, taken, arm := collidingOnce()
 	db := openRestartDB(t, postgres.New(postgres.Config{Conn: tenantPool{sqlDB}}), &gorm.Config{}, gormtype.AutoID{NewHUID: gen})
 	w := seedTaken(t, db, taken)

@@ -70,14 +70,17 @@ var columnTypeQuery = map[string]string{
 		FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name LIKE 'gorm\_%'`,
 }
 
-func openGorm(t testing.TB, dialector gorm.Dialector, plugin gormtype.AutoID) *gorm.DB {
+func openGorm(t testing.TB, dialector gorm.Dialector, cfg *gorm.Config, plugins ...gorm.Plugin) *gorm.DB {
 	t.Helper()
-	db, err := gorm.Open(dialector, &gorm.Config{Logger: logger.Discard})
+	cfg.Logger = logger.Discard
+	db, err := gorm.Open(dialector, cfg)
 	if err != nil {
 		t.Fatalf("gorm.Open: %v", err)
 	}
-	if err := db.Use(plugin); err != nil {
-		t.Fatalf("Use(AutoID): %v", err)
+	for _, p := range plugins {
+		if err := db.Use(p); err != nil {
+			t.Fatalf("Use(%s): %v", p.Name(), err)
+		}
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

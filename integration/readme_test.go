@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sortid/sortid/idtype"
-	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 // readmeBlock is a fenced code block of README.md.
@@ -66,16 +65,7 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 // sortid functions: the migration blocks must install them for the rest.
 func TestREADMEQuickStarts(t *testing.T) {
 	t.Parallel()
-	serverURL := pgtest.URL(t)
-	db, err := pgtest.CreateDatabase(t.Context(), serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := db.Drop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
+	dbURL, _ := freshDatabase(t)
 
 	blocks := readmeBlocks(t)
 	programs := buildGoBlocks(t, blocks)
@@ -85,11 +75,11 @@ func TestREADMEQuickStarts(t *testing.T) {
 		var err error
 		switch {
 		case b.lang == "go":
-			out, err = runCommand(programs[i], nil, db.URL)
+			out, err = runCommand(programs[i], nil, dbURL)
 		case b.lang == "sql":
-			err = execSQL(db.URL, b.body)
+			err = execSQL(dbURL, b.body)
 		case b.lang == "sh" && b.run:
-			out, err = runCommand("bash", []string{"-o", "pipefail", "-c", b.body}, db.URL)
+			out, err = runCommand("bash", []string{"-o", "pipefail", "-c", b.body}, dbURL)
 		default:
 			continue
 		}

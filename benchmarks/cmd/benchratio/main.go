@@ -146,8 +146,8 @@ func write(w io.Writer, groups []*group, candidates []string) {
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 		for _, r := range g.results {
 			s := stats.Of(r.ns)
-			fmt.Fprintf(w, "| %s | %.1f | %.1f–%.1f | %.2f | %.0f | %.0f |\n",
-				r.name, s.Median, s.Min, s.Max, s.Median/baseMed, stats.Median(r.b), stats.Median(r.allocs))
+			fmt.Fprintf(w, "| %s | %.1f | %.1f–%.1f | %s | %.0f | %.0f |\n",
+				r.name, s.Median, s.Min, s.Max, stats.Ratio(s.Median, baseMed), stats.Median(r.b), stats.Median(r.allocs))
 		}
 	}
 }

@@ -8,10 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-)
 
-// uniqueViolation is SQLSTATE 23505.
-const uniqueViolation = "23505"
+	"github.com/sortid/sortid/pgretry"
+)
 
 // defaultKind is one server-side key generator of the DEFAULT benchmark.
 type defaultKind struct{ name, table, column string }
@@ -37,7 +36,7 @@ func defaultRound(ctx context.Context, conn *pgx.Conn, round, n int, t *table) e
 		start := time.Now()
 		tag, err := conn.Exec(ctx, "INSERT INTO "+k.table+" (n) SELECT g FROM generate_series(1, $1::int) g", n)
 		d := time.Since(start)
-		if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == uniqueViolation {
+		if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == pgretry.UniqueViolation {
 			// A generator that repeats a key is a result, not a crash of the
 			// benchmark: report it, keep the other rounds' times.
 			t.note("Round %d: %s failed: %s. The round has no time for it.", round+1, k.name, pgErr.Message)

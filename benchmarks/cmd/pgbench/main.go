@@ -27,8 +27,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/sortid/sortid/benchmarks/internal/stats"
 )
 
 func main() {
@@ -120,8 +118,6 @@ func measure(ctx context.Context, conn *pgx.Conn, rounds, rows, reps int) error 
 	fmt.Printf("\n%d rounds in %s.\n", rounds, time.Since(start).Round(time.Second))
 	return nil
 }
-
-func medianOf(xs []float64) float64 { return stats.Median(xs) }
 
 // logf reports progress on stderr, so stdout stays the report.
 func logf(format string, args ...any) {

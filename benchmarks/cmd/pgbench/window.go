@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sortid/sortid/benchmarks/internal/stats"
 	"github.com/sortid/sortid/idtype"
 )
 
@@ -43,7 +44,6 @@ var windowQueries = []windowQuery{
 
 // windowBench holds the hour of rows and the query results.
 type windowBench struct {
-	rows     int
 	lo, hi   idtype.HUID
 	expected int64 // rows whose time lies in the queried minute
 	count    *table
@@ -64,7 +64,7 @@ func huidRangeForQuery() (lo, hi idtype.HUID, err error) { return idtype.HUIDRan
 // setupWindow loads rows spread evenly over one hour, each with its HUID
 // made from its own created_at, indexes created_at, and VACUUM ANALYZEs.
 func setupWindow(ctx context.Context, conn *pgx.Conn, n, reps int) (*windowBench, error) {
-	w := &windowBench{rows: n}
+	w := &windowBench{}
 	var err error
 	if w.lo, w.hi, err = huidRangeForQuery(); err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (w *windowBench) round(ctx context.Context, conn *pgx.Conn, round, reps int
 		if i >= 2 {
 			t = w.sum
 		}
-		med := medianOf(times[i])
+		med := stats.Median(times[i])
 		t.add(q.name, med)
 		logf("round %d: window %-26s median %.3f ms", round+1, q.name, med)
 	}

@@ -2,17 +2,15 @@ package mysqltest
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"os"
-	"regexp"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 // EnvDSN names the server the tests must use, as a go-sql-driver/mysql DSN
@@ -23,40 +21,25 @@ const EnvDSN = "SORTID_TEST_MYSQL"
 const DefaultDSN = "root@tcp(127.0.0.1:3306)/"
 
 // NamePrefix starts the name of every database the harness creates.
-const NamePrefix = "sortid_test_"
+const NamePrefix = pgtest.NamePrefix
 
 // StaleAfter is the age past which a database left by a killed run is dropped.
 const StaleAfter = 6 * time.Hour
 
-var nameRE = regexp.MustCompile(`^` + NamePrefix + `[0-9a-f]{16}$`)
-
-// run is the database shared by the tests running now.
-var run struct {
-	mu    sync.Mutex
-	users int
-	name  string
-	dsn   string
-	admin *sql.DB
-}
-
-// DSN returns the DSN of the run's database (with parseTime=true) and keeps
-// the database alive until tb ends. Under -short it skips tb; when no server
-// answers it fails tb with the fixes.
+// DSN returns the DSN (with parseTime=true) of a fresh database for tb,
+// dropped when tb ends. Under -short it skips tb; when no server answers it
+// fails tb with the fixes.
 func DSN(tb testing.TB) string {
 	tb.Helper()
 	if testing.Short() {
 		tb.Skip("mysqltest: database test skipped in -short mode")
 	}
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	if run.users == 0 {
-		if err := create(tb.Context()); err != nil {
-			tb.Fatal(err)
-		}
+	dsn, drop, err := create(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
 	}
-	run.users++
-	tb.Cleanup(release)
-	return run.dsn
+	tb.Cleanup(drop)
+	return dsn
 }
 
 // DB returns a database/sql handle on the run's database, closed when tb ends.
@@ -85,11 +68,11 @@ func serverConfig() (*mysql.Config, string, error) {
 	return cfg, source, nil
 }
 
-// create creates the run's database; run.mu is held.
-func create(ctx context.Context) error {
+// create creates a database and returns its DSN and the func that drops it.
+func create(ctx context.Context) (string, func(), error) {
 	cfg, source, err := serverConfig()
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	cfg.DBName = ""
 	admin, err := sql.Open("mysql", cfg.FormatDSN())
@@ -97,43 +80,27 @@ func create(ctx context.Context) error {
 		err = admin.PingContext(ctx)
 	}
 	if err != nil {
-		return fmt.Errorf("mysqltest: no MySQL/MariaDB server answers at %s (%s): %w\n"+
+		return "", nil, fmt.Errorf("mysqltest: no MySQL/MariaDB server answers at %s (%s): %w\n"+
 			"Fix: start it (MariaDB: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd), "+
 			"or set %s to a go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/ of a user who may CREATE DATABASE; "+
 			"`go test -short` skips the database tests", cfg.Addr, source, err, EnvDSN)
 	}
 	dropStale(ctx, admin)
-	name := newName()
+	name := pgtest.NewDatabaseName()
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
 		_ = admin.Close()
-		return fmt.Errorf("mysqltest: create database %s: %w", name, err)
+		return "", nil, fmt.Errorf("mysqltest: create database %s: %w", name, err)
+	}
+	drop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			fmt.Fprintf(os.Stderr, "mysqltest: drop database %s: %v\n", name, err)
+		}
+		_ = admin.Close()
 	}
 	cfg.DBName = name
-	run.name, run.dsn, run.admin = name, cfg.FormatDSN(), admin
-	return nil
-}
-
-// release drops the database when its last user is done.
-func release() {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	run.users--
-	if run.users > 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := run.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+run.name+"`"); err != nil {
-		fmt.Fprintf(os.Stderr, "mysqltest: drop database %s: %v\n", run.name, err)
-	}
-	_ = run.admin.Close()
-	run.name, run.dsn, run.admin = "", "", nil
-}
-
-func newName() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return NamePrefix + hex.EncodeToString(b[:])
+	return cfg.FormatDSN(), drop, nil
 }
 
 // dropStale drops harness databases whose oldest table is older than
@@ -149,7 +116,7 @@ func dropStale(ctx context.Context, admin *sql.DB) {
 	var stale []string
 	for rows.Next() {
 		var name string
-		if rows.Scan(&name) == nil && nameRE.MatchString(name) {
+		if rows.Scan(&name) == nil && pgtest.IsDatabaseName(name) {
 			stale = append(stale, name)
 		}
 	}
