@@ -441,8 +441,11 @@ func beganForThisCreate(db *gorm.DB) bool {
 	return ok
 }
 
-func execSQL(db *gorm.DB, sql string) error {
-	if _, err := db.Statement.ConnPool.ExecContext(db.Statement.Context, sql); err != nil {
+func execSQL(db *gorm.DB, sql string) error { return execOn(db, db.Statement.ConnPool, sql) }
+
+// execOn runs one statement of AutoID's on pool for db's statement.
+func execOn(db *gorm.DB, pool gorm.ConnPool, sql string) error {
+	if _, err := pool.ExecContext(db.Statement.Context, sql); err != nil {
 		return fmt.Errorf("gormtype: %s: %w", sql, err)
 	}
 	return nil

@@ -139,9 +139,5 @@ func restart(db *gorm.DB) error {
 	if !ok {
 		return fmt.Errorf("gormtype: cannot begin a fresh transaction on a %T", db.Statement.ConnPool)
 	}
-	const sql = "ROLLBACK; BEGIN"
-	if _, err := tx.ExecContext(db.Statement.Context, sql); err != nil {
-		return fmt.Errorf("gormtype: %s: %w", sql, err)
-	}
-	return nil
+	return execOn(db, tx, "ROLLBACK; BEGIN")
 }
