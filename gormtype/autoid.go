@@ -1,21 +1,19 @@
 package gormtype
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"sync"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
 
 	"github.com/sortid/sortid/idtype"
 )
 
-// DefaultRetries is how often [AutoID] retries an insert whose auto-filled
-// IDs collided, when AutoID.Retries is zero.
+// DefaultRetries is how often [AutoID] retries an insert whose fresh keys
+// collided, when AutoID.Retries is zero.
 const DefaultRetries = 3
 
 // TagAuto is the struct tag that marks a non-key field for auto-fill:
@@ -23,86 +21,86 @@ const DefaultRetries = 3
 const TagAuto = "sortid"
 
 const (
-	callbackFill  = "sortid:fill_ids"
-	settingFilled = "sortid:filled_ids"
-	savepointName = "sortid_autoid"
+	callbackNoteTx = "sortid:note_transaction"
+	callbackFill   = "sortid:fill_ids"
 )
 
 // AutoID is the GORM plugin that fills IDs: db.Use(gormtype.AutoID{}).
 //
-// Before the BeforeCreate hooks of every Create, CreateInBatches batch, Save
-// of a new row and nested create of associated records, it sets every field
-// of a gormtype ID type that is zero and is a primary key (or is tagged
-// sortid:"auto") to a fresh ID. A non-zero field, a field tagged sortid:"-"
-// and a field with a database default (gorm:"default:huid_generate()") are
-// left alone. The HUIDs filled into a column by one statement ascend with
-// the rows, in the order of the caller's slice, so a batch appends at the
-// right edge of the primary-key index like sequential keys (see
-// [idtype.HUIDGenerator.Fill]). When every row's primary key was filled, an
-// ON CONFLICT on the primary key (GORM adds one when it saves associations)
-// is dropped: a fresh key can only conflict by collision, which must not
-// update or skip another row.
+// Every Create, CreateInBatches, Save or FirstOrCreate of a new row, and
+// every record GORM creates with its parent (associations), gets a fresh ID
+// in each field of a gormtype ID type (or a pointer to one) that is zero and
+// is a primary key or is tagged sortid:"auto". A field the caller set, a
+// field tagged sortid:"-" and a field with a database default
+// (gorm:"default:huid_generate()") are left alone. The HUIDs one statement
+// fills into a column ascend with the rows, in the order of the caller's
+// slice, so a batch appends at the right edge of the primary-key index.
 //
-// When the insert fails with a unique violation (the dialect's
-// gorm.ErrDuplicatedKey) and a row with one of the filled IDs exists, the
-// IDs are drawn again and the insert is retried, up to Retries times. On
-// PostgreSQL a failed statement aborts the transaction it runs in:
+// A fresh key never touches another row:
 //
-//   - In the transaction GORM opens for a Create, when the INSERT is the
-//     first statement in it, AutoID sends nothing more; after a collision it
-//     replaces the aborted transaction with a fresh one (ROLLBACK; BEGIN on
-//     the same connection) and retries. To know the INSERT is first it
-//     watches the transaction from gorm:begin_transaction on. It does so
-//     only when that callback is GORM's own (a plugin wrapping it may write
-//     right after BEGIN), the statement's pool is a plain *sql.DB (a custom
-//     pool may set things up when it begins; a *sql.Conn may be in the
-//     caller's transaction already) and the model has no BeforeSave or
-//     BeforeCreate hook. Until the INSERT, callbacks and belongs-to records'
-//     hooks see the watcher as the statement's connection: a gorm.Tx that
-//     sessions, prepared statements and DB() work with, but not a *sql.Tx.
-//   - Otherwise in that transaction (a belongs-to record or another
-//     plugin's statement came first), the INSERT runs under a SAVEPOINT
-//     that the COMMIT ends: one statement more.
-//   - In a longer transaction, such as CreateInBatches' or the caller's,
-//     each INSERT runs under a SAVEPOINT that is released after it: two
-//     statements more per insert.
+//   - When a row's fresh primary key is already taken (another process drew
+//     the same HUID), the row is inserted again with a new key, up to
+//     Retries times, and the BeforeSave and BeforeCreate hooks run again
+//     for it, so values they derive from the key match the stored key.
+//     Rows written earlier in the same transaction are kept.
+//   - An ON CONFLICT (on MySQL, ON DUPLICATE KEY UPDATE) clause never
+//     applies to a row because of its fresh key: rows with fresh keys are
+//     inserted without a clause on the primary key, and a clause on another
+//     unique key (email, say) applies to them only when that key conflicts.
+//     Rows whose keys the caller set keep the clause as written.
+//   - After an upsert on PostgreSQL that updated an existing row, the
+//     struct holds that row's key; MySQL cannot return it, so there the
+//     struct keeps the fresh key that was not stored. A row that a DO
+//     NOTHING skipped keeps its fresh key on every dialect.
+//   - A unique violation on another column is not retried: the caller gets
+//     the database's error.
 //
-// Outside a transaction (GORM's SkipDefaultTransaction) and on other
-// dialects retries cost nothing until a collision happens. A conflict that
-// an ON CONFLICT DO NOTHING without a target swallows (GORM's default for
-// many2many records) cannot be seen and is not retried.
+// PostgreSQL aborts a transaction at its first failed statement, so there a
+// fresh row inserted in a transaction runs under a SAVEPOINT, except for a
+// single row in the transaction GORM opens for its Create, which is inserted
+// with ON CONFLICT on its key DO NOTHING and inserted again with a new key
+// if nothing was stored. Under REPEATABLE READ or SERIALIZABLE that insert
+// fails with a serialization error (SQLSTATE 40001) instead when the taking
+// row was committed after the transaction's first statement (a belongs-to
+// record or a hook's query): such transactions retry serialization errors
+// anyway. MySQL, MariaDB and SQLite undo just the failed statement.
+//
+// GORM inserts many2many join rows with ON CONFLICT DO NOTHING; they hold no
+// fresh keys of their own, and the associated records they join are
+// inserted as above before them.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
-	// DefaultRetries, a negative value disables retrying (and savepoints).
+	// DefaultRetries, a negative value disables retrying.
 	Retries int
-	// NewHUID makes HUIDs; nil means idtype.FillHUIDs. A statement's
+	// GenerateHUID makes HUIDs; nil means idtype.FillHUIDs. A statement's
 	// HUIDs ascend with its rows either way.
-	NewHUID func() (idtype.HUID, error)
-	// NewSCRU128 makes SCRU128s; nil means idtype.GenerateSCRU128.
-	NewSCRU128 func() (idtype.SCRU128, error)
+	GenerateHUID func() (idtype.HUID, error)
+	// GenerateSCRU128 makes SCRU128s; nil means idtype.GenerateSCRU128.
+	GenerateSCRU128 func() (idtype.SCRU128, error)
 }
 
 // Name implements gorm.Plugin.
 func (AutoID) Name() string { return "sortid:autoid" }
 
-// Initialize implements gorm.Plugin: it registers the fill callback before
-// gorm:before_create and wraps gorm:create with the retry.
+// Initialize implements gorm.Plugin: it notes whether a Create runs in a
+// transaction of the caller's, fills IDs before gorm:before_create, and
+// wraps gorm:create with the insert that keeps fresh keys apart.
+//
+// It returns [ErrNoCreateCallback] (wrapped) when db has no gorm:create.
 func (a AutoID) Initialize(db *gorm.DB) error {
 	create := db.Callback().Create()
 	insert := create.Get("gorm:create")
 	if insert == nil {
-		return fmt.Errorf("%w: AutoID wraps it to retry collisions", ErrNoCreateCallback)
+		return fmt.Errorf("%w: AutoID wraps it to keep fresh keys apart", ErrNoCreateCallback)
+	}
+	if err := create.Before("gorm:begin_transaction").Register(callbackNoteTx, noteTransaction); err != nil {
+		return fmt.Errorf("gormtype: register %s: %w", callbackNoteTx, err)
 	}
 	if err := create.Before("gorm:before_create").Register(callbackFill, a.fill); err != nil {
 		return fmt.Errorf("gormtype: register %s: %w", callbackFill, err)
 	}
 	if err := create.Replace("gorm:create", a.insert(insert)); err != nil {
 		return fmt.Errorf("gormtype: wrap gorm:create: %w", err)
-	}
-	if begin := create.Get("gorm:begin_transaction"); begin != nil {
-		if err := create.Replace("gorm:begin_transaction", a.begin(begin)); err != nil {
-			return fmt.Errorf("gormtype: wrap gorm:begin_transaction: %w", err)
-		}
 	}
 	return nil
 }
@@ -115,20 +113,40 @@ func (a AutoID) retries() int {
 	return a.Retries
 }
 
-// filledColumn is a column AutoID fills: pointers to the zero fields of
-// the rows, in row order, all of one gormtype ID type.
-type filledColumn struct {
-	name string
-	ptrs []any
+// stateKey keys a statement's fill state in its Settings. GORM copies a
+// statement's Settings into the statements of the associations it saves;
+// keying by the statement keeps a parent's state from reaching them.
+type stateKey struct{ stmt *gorm.Statement }
+
+// fillState is what AutoID knows of one Create statement.
+type fillState struct {
+	callerTx bool           // the statement ran in a transaction before gorm:begin_transaction
+	columns  []filledColumn // fresh values by column
+	fresh    []reflect.Value
+	kept     []reflect.Value // rows whose primary key AutoID did not fill
 }
 
-// values returns the column's current values.
-func (c filledColumn) values() []any {
-	vs := make([]any, len(c.ptrs))
-	for i, p := range c.ptrs {
-		vs[i] = reflect.ValueOf(p).Elem().Interface()
+func loadState(stmt *gorm.Statement) *fillState {
+	v, ok := stmt.Settings.Load(stateKey{stmt})
+	if !ok {
+		return nil
 	}
-	return vs
+	return v.(*fillState)
+}
+
+// noteTransaction records, before gorm:begin_transaction, whether the
+// statement already runs in a transaction.
+func noteTransaction(db *gorm.DB) {
+	_, inTx := db.Statement.ConnPool.(gorm.TxCommitter)
+	db.Statement.Settings.Store(stateKey{db.Statement}, &fillState{callerTx: inTx})
+}
+
+// filledColumn is a column AutoID fills: pointers to the zero fields of the
+// rows, in row order, all of one gormtype ID type.
+type filledColumn struct {
+	name string
+	rows []uintptr // the address of each field's row
+	ptrs []any
 }
 
 // fill sets the zero auto fields of the statement's rows.
@@ -141,115 +159,127 @@ func (a AutoID) fill(db *gorm.DB) {
 	if len(fields) == 0 {
 		return
 	}
+	st := loadState(stmt)
+	if st == nil { // AutoID registered after the transaction began
+		st = &fillState{}
+		stmt.Settings.Store(stateKey{stmt}, st)
+	}
 	columns := make([]filledColumn, len(fields))
-	rows, keysFilled := 0, 0
-	fillRow := func(row reflect.Value) error {
-		rows++
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		keyFilled := false
 		for i, f := range fields {
-			fv := f.ReflectValueOf(stmt.Context, row)
-			if !fv.IsZero() || !fv.CanAddr() {
+			p, ok := zeroField(stmt, f, row)
+			if !ok {
 				continue
 			}
-			if columns[i].ptrs == nil {
-				columns[i] = filledColumn{name: f.DBName, ptrs: make([]any, 0, rowCount(stmt.ReflectValue))}
-			}
-			columns[i].ptrs = append(columns[i].ptrs, fv.Addr().Interface())
-			if f.PrimaryKey {
-				keysFilled++
-			}
+			columns[i].name = f.DBName
+			columns[i].rows = append(columns[i].rows, row.Addr().Pointer())
+			columns[i].ptrs = append(columns[i].ptrs, p)
+			keyFilled = keyFilled || f.PrimaryKey
 		}
-		return nil
-	}
-	if err := eachRow(stmt.ReflectValue, fillRow); err != nil {
-		db.AddError(err)
-		return
-	}
-	columns = slices.DeleteFunc(columns, func(c filledColumn) bool { return len(c.ptrs) == 0 })
-	if len(columns) == 0 {
-		return
-	}
-	if err := a.draw(columns); err != nil {
+		if keyFilled {
+			st.fresh = append(st.fresh, row)
+		} else {
+			st.kept = append(st.kept, row)
+		}
+	})
+	st.columns = slices.DeleteFunc(columns, func(c filledColumn) bool { return len(c.ptrs) == 0 })
+	if err := a.draw(st.columns, nil); err != nil {
 		db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err))
-		return
-	}
-	stmt.Settings.Store(settingFilled, columns)
-	if keysFilled == rows*len(stmt.Schema.PrimaryFields) {
-		dropKeyUpsert(stmt)
 	}
 }
 
-// rowCount is how many rows a statement's reflect value holds at most.
-func rowCount(rv reflect.Value) int {
-	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
-		return rv.Len()
+// zeroField returns a pointer to f's ID value in row when it is zero,
+// allocating the ID of a nil pointer field.
+func zeroField(stmt *gorm.Statement, f *schema.Field, row reflect.Value) (any, bool) {
+	fv := f.ReflectValueOf(stmt.Context, row)
+	if !fv.CanSet() {
+		return nil, false
 	}
-	return 1
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			fv.Set(reflect.New(fv.Type().Elem()))
+		}
+		fv = fv.Elem()
+	}
+	if !fv.IsZero() {
+		return nil, false
+	}
+	return fv.Addr().Interface(), true
 }
 
-// eachRow calls fn with every struct the statement writes.
-func eachRow(rv reflect.Value, fn func(reflect.Value) error) error {
+// eachRow calls fn with every addressable struct the statement writes.
+func eachRow(rv reflect.Value, fn func(reflect.Value)) {
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
 		for i := range rv.Len() {
-			row := reflect.Indirect(rv.Index(i))
-			if row.Kind() != reflect.Struct {
-				continue
-			}
-			if err := fn(row); err != nil {
-				return err
+			if row := reflect.Indirect(rv.Index(i)); row.Kind() == reflect.Struct && row.CanAddr() {
+				fn(row)
 			}
 		}
 	case reflect.Struct:
-		return fn(rv)
+		if rv.CanAddr() {
+			fn(rv)
+		}
 	}
-	return nil
 }
 
-// draw gives every field of the columns a fresh ID.
-func (a AutoID) draw(columns []filledColumn) error {
+// draw gives fresh IDs to the fields of the columns whose rows are in only
+// (every row when only is nil).
+func (a AutoID) draw(columns []filledColumn, only map[uintptr]bool) error {
 	for _, c := range columns {
-		if err := a.drawColumn(c); err != nil {
+		ptrs := c.ptrs
+		if only != nil {
+			ptrs = nil
+			for i, r := range c.rows {
+				if only[r] {
+					ptrs = append(ptrs, c.ptrs[i])
+				}
+			}
+		}
+		if len(ptrs) == 0 {
+			continue
+		}
+		if err := a.drawColumn(ptrs); err != nil {
 			return fmt.Errorf("column %s: %w", c.name, err)
 		}
 	}
 	return nil
 }
 
-// drawColumn gives the fields of c fresh IDs. A column's HUIDs ascend with
-// its rows (see [idtype.HUIDGenerator.Fill]): the keys of a batch append at
-// the right edge of the primary-key index, as sequential keys do, and follow
-// the order of the caller's slice. SCRU128s of one generator ascend anyway.
-func (a AutoID) drawColumn(c filledColumn) error {
-	switch c.ptrs[0].(type) {
+// drawColumn gives the fields fresh IDs. A column's HUIDs ascend with its
+// rows (see [idtype.HUIDGenerator.Fill]): the keys of a batch append at the
+// right edge of the primary-key index and follow the caller's slice.
+// SCRU128s of one generator ascend anyway.
+func (a AutoID) drawColumn(ptrs []any) error {
+	switch ptrs[0].(type) {
 	case *HUID, *NullHUID:
-		huids := make([]idtype.HUID, len(c.ptrs))
+		huids := make([]idtype.HUID, len(ptrs))
 		if err := a.huids(huids); err != nil {
 			return err
 		}
-		for i, p := range c.ptrs {
+		for i, p := range ptrs {
 			setHUID(p, huids[i])
 		}
 		return nil
 	}
-	for _, p := range c.ptrs {
+	for _, p := range ptrs {
 		id, err := a.scru128()
 		if err != nil {
 			return err
 		}
-		if err := setSCRU128(p, id); err != nil {
-			return err
-		}
+		setSCRU128(p, id)
 	}
 	return nil
 }
 
 // huids fills dst with fresh HUIDs in ascending order.
 func (a AutoID) huids(dst []idtype.HUID) error {
-	if a.NewHUID == nil {
+	if a.GenerateHUID == nil {
 		return idtype.FillHUIDs(dst)
 	}
 	for i := range dst {
-		h, err := a.NewHUID()
+		h, err := a.GenerateHUID()
 		if err != nil {
 			return err
 		}
@@ -257,6 +287,13 @@ func (a AutoID) huids(dst []idtype.HUID) error {
 	}
 	slices.Sort(dst)
 	return nil
+}
+
+func (a AutoID) scru128() (idtype.SCRU128, error) {
+	if a.GenerateSCRU128 != nil {
+		return a.GenerateSCRU128()
+	}
+	return idtype.GenerateSCRU128()
 }
 
 func setHUID(p any, h idtype.HUID) {
@@ -268,7 +305,7 @@ func setHUID(p any, h idtype.HUID) {
 	}
 }
 
-func setSCRU128(p any, id idtype.SCRU128) error {
+func setSCRU128(p any, id idtype.SCRU128) {
 	switch p := p.(type) {
 	case *SCRU128:
 		*p = SCRU128(id)
@@ -278,24 +315,22 @@ func setSCRU128(p any, id idtype.SCRU128) error {
 		*p = SCRU128Bytes(id)
 	case *NullSCRU128Bytes:
 		*p = NullSCRU128Bytes{SCRU128Bytes(id), true}
-	default:
-		return fmt.Errorf("%T is not a gormtype ID", p)
 	}
-	return nil
 }
 
-func (a AutoID) scru128() (idtype.SCRU128, error) {
-	if a.NewSCRU128 != nil {
-		return a.NewSCRU128()
-	}
-	return idtype.GenerateSCRU128()
-}
-
-// idTypes are the field types AutoID fills.
+// idTypes are the field types AutoID fills, also behind a pointer.
 var idTypes = []reflect.Type{
 	reflect.TypeFor[HUID](), reflect.TypeFor[NullHUID](),
 	reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128](),
 	reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes](),
+}
+
+// isIDType reports whether t is a gormtype ID type or a pointer to one.
+func isIDType(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return slices.Contains(idTypes, t)
 }
 
 // fieldCache maps a *schema.Schema to its []*schema.Field to fill.
@@ -317,7 +352,7 @@ func autoFields(s *schema.Schema) []*schema.Field {
 }
 
 func isAutoField(f *schema.Field) bool {
-	if !slices.Contains(idTypes, f.FieldType) || !f.Creatable || f.DBName == "" {
+	if !isIDType(f.FieldType) || !f.Creatable || f.DBName == "" {
 		return false
 	}
 	if f.HasDefaultValue && f.DefaultValueInterface == nil {
@@ -330,144 +365,4 @@ func isAutoField(f *schema.Field) bool {
 		return false
 	}
 	return f.PrimaryKey
-}
-
-// dropKeyUpsert removes an ON CONFLICT on the primary key from a statement
-// whose keys are all fresh.
-func dropKeyUpsert(stmt *gorm.Statement) {
-	c, ok := stmt.Clauses["ON CONFLICT"]
-	if !ok {
-		return
-	}
-	oc, ok := c.Expression.(clause.OnConflict)
-	if !ok || oc.OnConstraint != "" || oc.Where.Exprs != nil || oc.TargetWhere.Exprs != nil {
-		return
-	}
-	onKey := len(oc.Columns) == 0 && oc.UpdateAll
-	if len(oc.Columns) > 0 && len(oc.Columns) == len(stmt.Schema.PrimaryFieldDBNames) {
-		onKey = true
-		for _, col := range oc.Columns {
-			if !slices.Contains(stmt.Schema.PrimaryFieldDBNames, col.Name) {
-				onKey = false
-			}
-		}
-	}
-	if onKey {
-		delete(stmt.Clauses, "ON CONFLICT")
-	}
-}
-
-// insert wraps gorm:create with the collision retry.
-func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
-	return func(db *gorm.DB) {
-		first := unwatch(db)
-		v, _ := db.Statement.Settings.Load(settingFilled)
-		filled, _ := v.([]filledColumn)
-		if db.Error != nil || len(filled) == 0 || a.retries() < 0 || db.DryRun {
-			create(db)
-			return
-		}
-		a.insertRetrying(db, create, filled, first)
-	}
-}
-
-// insertRetrying runs create, and again with fresh IDs after a collision.
-// A failed INSERT aborts a PostgreSQL transaction: when the INSERT is the
-// first statement of the transaction GORM began for this Create, a fresh
-// transaction replaces the aborted one (see restart.go); otherwise a
-// savepoint keeps what ran before it.
-func (a AutoID) insertRetrying(db *gorm.DB, create func(*gorm.DB), filled []filledColumn, first bool) {
-	sp := needsSavepoint(db) && !first
-	// In the transaction GORM began for this very Create, the COMMIT or
-	// ROLLBACK that ends this Create also ends the savepoint: a RELEASE
-	// would only add a round trip.
-	release := sp && !beganForThisCreate(db)
-	if sp && db.AddError(execSQL(db, "SAVEPOINT "+savepointName)) != nil {
-		return
-	}
-	for attempt := 0; ; attempt++ {
-		create(db)
-		err := db.Error
-		if err == nil {
-			if release {
-				db.AddError(execSQL(db, "RELEASE SAVEPOINT "+savepointName))
-			}
-			return
-		}
-		if attempt == a.retries() || !isDuplicate(db, err) {
-			return
-		}
-		var recoverErr error
-		switch {
-		case sp:
-			// ROLLBACK TO keeps the savepoint for the next attempt.
-			recoverErr = execSQL(db, "ROLLBACK TO SAVEPOINT "+savepointName)
-		case first:
-			recoverErr = restart(db)
-		}
-		if recoverErr != nil {
-			db.AddError(recoverErr)
-			return
-		}
-		db.Error = nil
-		collided, cerr := collision(db, filled)
-		if cerr != nil || !collided {
-			db.Error = err
-			return
-		}
-		if rerr := a.draw(filled); rerr != nil {
-			db.Error = nil
-			db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, db.Statement.Schema.Name, rerr))
-			return
-		}
-		db.Statement.SQL.Reset()
-		db.Statement.Vars = nil
-		db.RowsAffected = 0
-	}
-}
-
-// needsSavepoint reports whether a failed insert would abort the
-// transaction it runs in: on PostgreSQL, inside a transaction.
-func needsSavepoint(db *gorm.DB) bool {
-	_, inTx := db.Statement.ConnPool.(gorm.TxCommitter)
-	return inTx && db.Dialector.Name() == dialectPostgres
-}
-
-// beganForThisCreate reports whether GORM's gorm:begin_transaction began
-// the statement's transaction, which gorm:commit_or_rollback_transaction
-// ends before Create returns.
-func beganForThisCreate(db *gorm.DB) bool {
-	_, ok := db.InstanceGet("gorm:started_transaction")
-	return ok
-}
-
-func execSQL(db *gorm.DB, sql string) error { return execOn(db, db.Statement.ConnPool, sql) }
-
-// execOn runs one statement of AutoID's on pool for db's statement.
-func execOn(db *gorm.DB, pool gorm.ConnPool, sql string) error {
-	if _, err := pool.ExecContext(db.Statement.Context, sql); err != nil {
-		return fmt.Errorf("gormtype: %s: %w", sql, err)
-	}
-	return nil
-}
-
-// isDuplicate reports whether err is a unique violation in db's dialect.
-func isDuplicate(db *gorm.DB, err error) bool {
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return true
-	}
-	t, ok := db.Dialector.(gorm.ErrorTranslator)
-	return ok && errors.Is(t.Translate(err), gorm.ErrDuplicatedKey)
-}
-
-// collision reports whether a row already holds one of the filled IDs.
-func collision(db *gorm.DB, filled []filledColumn) (bool, error) {
-	exprs := make([]clause.Expression, 0, len(filled))
-	for _, c := range filled {
-		exprs = append(exprs, clause.IN{Column: clause.Column{Name: c.name}, Values: c.values()})
-	}
-	var n int64
-	err := db.Session(&gorm.Session{NewDB: true, SkipHooks: true}).
-		Table(db.Statement.Table).Where(clause.Or(exprs...)).Count(&n).Error
-	return n > 0, err
 }

@@ -3,12 +3,12 @@ package gormtype
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+	"gorm.io/gorm/schema"
 
 	"github.com/sortid/sortid/idtype"
 )
@@ -17,18 +17,23 @@ import (
 // [from, to): WHERE column BETWEEN lo AND hi, with the bounds of
 // [idtype.HUIDRange] or [idtype.SCRU128Range], an index range on the key.
 // It picks the bounds by the type of the model's field for column (its
-// database or Go name, optionally table-qualified), so the query needs a
+// database or Go name, optionally table-qualified; the SQL names the column), so the query needs a
 // model or destination; for a column the model lacks (a joined table) use
 // [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A bad window
 // or an unknown column becomes the query's error.
 func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB {
-		t, err := columnType(db, column)
+		f, err := idField(db, column)
 		if err != nil {
 			_ = db.AddError(err)
 			return db
 		}
-		switch t {
+		if i := strings.LastIndexByte(column, '.'); i >= 0 {
+			column = column[:i+1] + f.DBName
+		} else {
+			column = f.DBName
+		}
+		switch f.IndirectFieldType {
 		case reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128]():
 			return BetweenSCRU128(column, from, to)(db)
 		case reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes]():
@@ -70,8 +75,8 @@ func between(db *gorm.DB, column string, lo, hi any, err error) *gorm.DB {
 	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
 }
 
-// columnType returns the Go type of the model's field for column.
-func columnType(db *gorm.DB, column string) (reflect.Type, error) {
+// idField returns the model's ID field for column.
+func idField(db *gorm.DB, column string) (*schema.Field, error) {
 	stmt := db.Statement
 	model := stmt.Model
 	if model == nil {
@@ -89,8 +94,8 @@ func columnType(db *gorm.DB, column string) (reflect.Type, error) {
 		name = column[i+1:]
 	}
 	f := s.LookUpField(name)
-	if f == nil || !slices.Contains(idTypes, f.FieldType) {
+	if f == nil || !isIDType(f.FieldType) {
 		return nil, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, s.Name)
 	}
-	return f.FieldType, nil
+	return f, nil
 }

@@ -181,7 +181,7 @@ func TestHUIDKeysAscendWithTheSlice(t *testing.T) {
 	// ascending order of the rows, and leave preset keys where they are.
 	next := gormtype.NewHUID().ID() + 1_000_000
 	descending := func() (idtype.HUID, error) { next -= 7; return next, nil }
-	db := openSQLite(t, gormtype.AutoID{NewHUID: descending})
+	db := openSQLite(t, gormtype.AutoID{GenerateHUID: descending})
 	preset := gormtype.NewHUID()
 	authors := make([]Author, 300)
 	authors[150].ID = preset
@@ -230,7 +230,7 @@ func TestRetryOnCollisionSQLite(t *testing.T) {
 				}
 				return h, nil
 			}
-			db := openSQLite(t, gormtype.AutoID{Retries: c.retries, NewHUID: gen})
+			db := openSQLite(t, gormtype.AutoID{Retries: c.retries, GenerateHUID: gen})
 			if err := db.Create(&Author{ID: taken, Name: "first"}).Error; err != nil {
 				t.Fatalf("Create first: %v", err)
 			}
@@ -254,7 +254,7 @@ func TestNoRetryForOtherUniqueViolation(t *testing.T) {
 	}
 	draws := 0
 	gen := func() (idtype.HUID, error) { draws++; return idtype.GenerateHUID() }
-	db := openSQLite(t, gormtype.AutoID{NewHUID: gen})
+	db := openSQLite(t, gormtype.AutoID{GenerateHUID: gen})
 	if err := db.AutoMigrate(&Account{}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 // Dialector names as gorm.Dialector.Name reports them.
 const (
 	dialectPostgres = "postgres"
+	dialectMySQL    = "mysql"
 	dialectSQLite   = "sqlite"
 )
 

@@ -81,7 +81,7 @@ func TestGormPostgresDatabaseDefaults(t *testing.T) {
 // survive, and no savepoint of AutoID's is left in the transaction.
 func TestGormPostgresRetryInTransaction(t *testing.T) {
 	gen, taken, arm := collidingOnce()
-	db := openGormPostgres(t, gormtype.AutoID{NewHUID: gen})
+	db := openGormPostgres(t, gormtype.AutoID{GenerateHUID: gen})
 	if err := db.Migrator().DropTable(&gormTag{}); err != nil {
 		t.Fatal(err)
 	}

@@ -314,7 +314,7 @@ func checkRetry(t *testing.T, newDB func(gormtype.AutoID) *gorm.DB) {
 		}
 		return idtype.GenerateHUID()
 	}
-	db := newDB(gormtype.AutoID{NewHUID: gen})
+	db := newDB(gormtype.AutoID{GenerateHUID: gen})
 	if err := db.Create(&gormTag{ID: taken, Name: "taken"}).Error; err != nil {
 		t.Fatal(err)
 	}
