@@ -160,8 +160,8 @@ func (a AutoID) fill(db *gorm.DB) {
 		return
 	}
 	st := loadState(stmt)
-	if st == nil { // AutoID registered after the transaction began
-		st = &fillState{}
+	if st == nil { // gorm:begin_transaction is gone: assume the caller's
+		st = &fillState{callerTx: true}
 		stmt.Settings.Store(stateKey{stmt}, st)
 	}
 	columns := make([]filledColumn, len(fields))

@@ -11,7 +11,7 @@ import (
 
 // isDuplicate reports whether err is a unique violation in db's dialect.
 func isDuplicate(db *gorm.DB, err error) bool {
-	if errors.Is(err, gorm.ErrDuplicatedKey) || errors.Is(err, errKeyTaken) {
+	if errors.Is(err, gorm.ErrDuplicatedKey) || errors.Is(err, ErrKeyTaken) {
 		return true
 	}
 	t, ok := db.Dialector.(gorm.ErrorTranslator)
@@ -23,7 +23,7 @@ func isDuplicate(db *gorm.DB, err error) bool {
 // every isolation level, and a violation of another unique key is never
 // taken for one.
 func keyCollision(db *gorm.DB, err error) bool {
-	if errors.Is(err, errKeyTaken) {
+	if errors.Is(err, ErrKeyTaken) {
 		return true
 	}
 	if !isDuplicate(db, err) {

@@ -18,14 +18,16 @@
 //
 // # Auto-filled IDs
 //
-// db.Use(gormtype.AutoID{}) makes every Create, CreateInBatches and Save of
-// a new row, and every associated record GORM creates with its parent, fill
-// a zero-valued ID field that is a primary key or is tagged sortid:"auto"
-// with a fresh ID before the BeforeCreate hooks run. An ID the caller set is
-// never overwritten, and a field with a database default
-// (gorm:"default:huid_generate()") is left to the database, which GORM reads
-// back with RETURNING on PostgreSQL. An insert whose auto-filled IDs hit a
-// unique violation is retried with fresh IDs; see [AutoID].
+// db.Use(gormtype.AutoID{}) makes every Create, CreateInBatches, Save and
+// FirstOrCreate of a new row, and every associated record GORM creates with
+// its parent, fill a zero-valued ID field (or nil pointer to one) that is a
+// primary key or is tagged sortid:"auto" with a fresh ID before the
+// BeforeCreate hooks run. An ID the caller set is never overwritten, and a
+// field with a database default (gorm:"default:huid_generate()") is left to
+// the database, which GORM reads back with RETURNING on PostgreSQL. A fresh
+// key that another process took is replaced by a new one, and an upsert
+// clause never updates or skips another row because of a fresh key; see
+// [AutoID].
 //
 // # Time windows
 //

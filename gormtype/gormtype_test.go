@@ -321,3 +321,43 @@ func sameHUIDs(a, b []Author) bool {
 	}
 	return len(a) == len(b)
 }
+
+// traced has ID fields under Go names that differ from their columns, one
+// of them a pointer.
+type traced struct {
+	ID      gormtype.HUID     `gorm:"primaryKey"`
+	TraceID gormtype.SCRU128  `sortid:"auto"`
+	Parent  *gormtype.SCRU128 `sortid:"auto"`
+	Other   *gormtype.HUID
+}
+
+func TestPointerAndGoNamedFields(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t, gormtype.AutoID{})
+	if err := db.AutoMigrate(&traced{}); err != nil {
+		t.Fatal(err)
+	}
+	from := time.Now().Truncate(time.Millisecond)
+	preset := gormtype.NewSCRU128()
+	rows := []traced{{}, {Parent: &preset}}
+	if err := db.Create(&rows).Error; err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if rows[0].Parent == nil || rows[0].Parent.IsZero() || *rows[1].Parent != preset {
+		t.Errorf("pointer fields after Create: %v, %v; want a fresh ID and the preset %s", rows[0].Parent, rows[1].Parent, preset)
+	}
+	if rows[0].Other != nil {
+		t.Errorf("untagged non-key pointer filled: %v", rows[0].Other)
+	}
+	var back traced
+	if err := db.First(&back, "id = ?", rows[0].ID).Error; err != nil || back.Parent == nil || *back.Parent != *rows[0].Parent {
+		t.Errorf("stored pointer field = %v, %v; want %s", back.Parent, err, rows[0].Parent)
+	}
+	to := time.Now().Add(time.Millisecond)
+	for _, col := range []string{"TraceID", "trace_id", "traceds.trace_id", "Parent"} {
+		var got []traced
+		if err := db.Scopes(gormtype.Between(col, from, to)).Find(&got).Error; err != nil || len(got) != 2 {
+			t.Errorf("Between(%q) = %d rows, %v; want 2", col, len(got), err)
+		}
+	}
+}

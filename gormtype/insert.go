@@ -13,10 +13,6 @@ import (
 
 const savepointName = "sortid_autoid"
 
-// errKeyTaken is what an insert with ON CONFLICT on the fresh key DO
-// NOTHING reports when it stored nothing.
-var errKeyTaken = errors.New("gormtype: the fresh key is taken")
-
 // insert wraps gorm:create: rows whose keys AutoID filled are inserted
 // apart from any upsert clause, and again with new keys after a collision.
 func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
@@ -58,7 +54,7 @@ func (ins *inserter) run() error {
 	defer ins.restore(c)
 	if len(ins.st.kept) > 0 {
 		ins.useRows(ins.st.kept)
-		if err := ins.exec(); err != nil {
+		if err := ins.exec(false); err != nil {
 			return err
 		}
 	}
@@ -136,7 +132,7 @@ func (ins *inserter) targetsKey(oc clause.OnConflict) bool {
 // collision on the primary key.
 func (ins *inserter) insertRetrying() error {
 	for attempt := 0; ; attempt++ {
-		err := ins.exec()
+		err := ins.exec(ins.retries() >= 0)
 		if err == nil || ins.retries() < 0 || attempt == ins.retries() || !keyCollision(ins.db, err) {
 			return err
 		}
@@ -174,19 +170,20 @@ func (ins *inserter) redraw() error {
 	return err
 }
 
-// exec runs gorm:create once on the current rows. On PostgreSQL in a
-// transaction, a single row in the transaction GORM began for it is inserted
-// with ON CONFLICT on its key DO NOTHING; other rows run under a savepoint,
-// so that a failed INSERT leaves the transaction usable.
-func (ins *inserter) exec() error {
+// exec runs gorm:create once on the current rows. When the insert is to
+// be retried on PostgreSQL in a transaction, a single row in the
+// transaction GORM began for it is inserted with ON CONFLICT on its key DO
+// NOTHING, and other rows run under a savepoint, so that a failed INSERT
+// leaves the transaction usable.
+func (ins *inserter) exec(retryable bool) error {
 	db := ins.db
 	stmt := db.Statement
 	_, inTx := stmt.ConnPool.(gorm.TxCommitter)
-	pg := db.Dialector.Name() == dialectPostgres
+	pg := retryable && inTx && db.Dialector.Name() == dialectPostgres
 	_, hasClause := stmt.Clauses["ON CONFLICT"]
-	skipIfTaken := pg && inTx && !ins.st.callerTx && !ins.release && !hasClause &&
+	skipIfTaken := pg && !ins.st.callerTx && !ins.release && !hasClause &&
 		stmt.ReflectValue.Kind() == reflect.Struct && len(ins.st.fresh) == 1
-	savepoint := pg && inTx && !skipIfTaken
+	savepoint := pg && !skipIfTaken
 	if skipIfTaken {
 		defer delete(stmt.Clauses, "ON CONFLICT")
 		stmt.AddClause(clause.OnConflict{Columns: keyColumns(stmt), DoNothing: true})
@@ -204,7 +201,7 @@ func (ins *inserter) exec() error {
 	db.Error = nil
 	switch {
 	case err == nil && skipIfTaken && db.RowsAffected == 0:
-		return errKeyTaken
+		return ErrKeyTaken
 	case err != nil && savepoint:
 		if rerr := execSQL(db, "ROLLBACK TO SAVEPOINT "+savepointName); rerr != nil {
 			return errors.Join(err, rerr)
@@ -232,7 +229,10 @@ func (ins *inserter) returnKeys() {
 		return
 	}
 	if _, ok := stmt.Clauses["RETURNING"]; ok {
-		stmt.AddClause(clause.Returning{Columns: missingColumns(stmt, keyColumns(stmt))})
+		// Adding no columns would turn the clause into RETURNING *.
+		if missing := missingColumns(stmt, keyColumns(stmt)); len(missing) > 0 {
+			stmt.AddClause(clause.Returning{Columns: missing})
+		}
 		return
 	}
 	cols := keyColumns(stmt)

@@ -138,8 +138,10 @@ func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, r
 }
 
 // BenchmarkGormCreateOne is the latency of a single-row Create in GORM's
-// default transaction: auto-filled HUID key (with and without the retry's
-// SAVEPOINT) against an int64 key the caller sets, on plain GORM.
+// default transaction: auto-filled HUID key (AutoID inserts it with ON
+// CONFLICT on the key DO NOTHING, and without any retry provision) against
+// an int64 key the caller sets on plain GORM, alone and after a SAVEPOINT,
+// which is what retrying under a savepoint would cost.
 func BenchmarkGormCreateOne(b *testing.B) {
 	autoID, noRetry, plain := gormBenchDBs(b)
 	b.Run("HUID=auto", func(b *testing.B) {
@@ -151,6 +153,16 @@ func BenchmarkGormCreateOne(b *testing.B) {
 	next := int64(0)
 	b.Run("int64=preset", func(b *testing.B) {
 		benchCreateOne(b, plain, func() *gormBenchInt { next++; return &gormBenchInt{ID: next} })
+	})
+	savepoint := openGorm(b, postgres.Open(pgtest.URL(b)), &gorm.Config{})
+	if err := savepoint.Callback().Create().Before("gorm:create").Register("bench:savepoint", func(db *gorm.DB) {
+		_, err := db.Statement.ConnPool.ExecContext(db.Statement.Context, "SAVEPOINT bench")
+		db.AddError(err)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("int64=preset-savepoint", func(b *testing.B) {
+		benchCreateOne(b, savepoint, func() *gormBenchInt { next++; return &gormBenchInt{ID: next} })
 	})
 }
 

@@ -477,3 +477,76 @@ func TestGormCollisionAfterSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// snapAccount's hook reads in the Create's transaction, taking its
+// snapshot, and then lets another connection take the key AutoID drew.
+type snapAccount struct {
+	ID    gormtype.HUID `gorm:"primaryKey"`
+	Email string
+	take  func(gormtype.HUID)
+}
+
+func (snapAccount) TableName() string { return "col_snap_accounts" }
+
+func (a *snapAccount) BeforeCreate(tx *gorm.DB) error {
+	var n int64
+	if err := tx.Model(&snapAccount{}).Count(&n).Error; err != nil {
+		return err
+	}
+	a.take(a.ID)
+	return nil
+}
+
+// TestGormOwnTransactionSnapshot: in the transaction GORM opens for a
+// single-row Create, a key taken by a row committed after the transaction's
+// first statement is retried under READ COMMITTED and fails with SQLSTATE
+// 40001 under REPEATABLE READ, as AutoID's documentation says; the other
+// row is untouched either way.
+func TestGormOwnTransactionSnapshot(t *testing.T) {
+	for _, iso := range []string{"READ COMMITTED", "REPEATABLE READ"} {
+		t.Run(iso, func(t *testing.T) {
+			src := &takenFirst{}
+			db := colDialects[0].open(t, src.generate)
+			sqlDB, err := db.DB()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sqlDB.SetMaxOpenConns(1)
+			if err := db.Exec("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL " + iso).Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Migrator().DropTable(&snapAccount{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.AutoMigrate(&snapAccount{}); err != nil {
+				t.Fatal(err)
+			}
+			other := pgtest.StdDB(t)
+			taken := gormtype.NewHUID()
+			src.next(taken)
+			var once sync.Once
+			a := snapAccount{Email: "new@x", take: func(h gormtype.HUID) {
+				once.Do(func() { takeKey(t, other, h) })
+			}}
+			err = db.Create(&a).Error
+			if iso == "REPEATABLE READ" {
+				if err == nil || !strings.Contains(err.Error(), "40001") {
+					t.Fatalf("Create: %v; want SQLSTATE 40001", err)
+				}
+			} else if err != nil || a.ID == taken {
+				t.Fatalf("Create: %v, key %s (taken %s)", err, a.ID, taken)
+			}
+			var email string
+			if err := other.QueryRow("SELECT email FROM col_snap_accounts WHERE id = $1", int64(taken)).Scan(&email); err != nil || email != "other@x" {
+				t.Errorf("the other row: %q, %v", email, err)
+			}
+		})
+	}
+}
+
+// takeKey commits a row with key h on another connection.
+func takeKey(t *testing.T, other *sql.DB, h gormtype.HUID) {
+	if _, err := other.Exec("INSERT INTO col_snap_accounts (id, email) VALUES ($1, 'other@x')", int64(h)); err != nil {
+		t.Errorf("take %s: %v", h, err)
+	}
+}
