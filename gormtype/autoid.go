@@ -42,28 +42,26 @@ const (
 //     the same HUID), the row is inserted again with a new key, up to
 //     Retries times, and the BeforeSave and BeforeCreate hooks run again
 //     for it, so values they derive from the key match the stored key.
-//     Rows written earlier in the same transaction are kept.
 //   - An ON CONFLICT (on MySQL, ON DUPLICATE KEY UPDATE) clause never
 //     applies to a row because of its fresh key: rows with fresh keys are
 //     inserted without a clause on the primary key, and a clause on another
 //     unique key (email, say) applies to them only when that key conflicts.
 //     Rows whose keys the caller set keep the clause as written.
-//   - After an upsert on PostgreSQL that updated an existing row, the
-//     struct holds that row's key; MySQL cannot return it, so there the
-//     struct keeps the fresh key that was not stored. A row that a DO
+//   - After an upsert on PostgreSQL or SQLite that updated an existing
+//     row, the struct holds that row's key; MySQL cannot return it, so
+//     there the struct keeps the fresh key that was not stored. A row that a DO
 //     NOTHING skipped keeps its fresh key on every dialect.
 //   - A unique violation on another column is not retried: the caller gets
 //     the database's error.
 //
-// PostgreSQL aborts a transaction at its first failed statement, so there a
-// fresh row inserted in a transaction runs under a SAVEPOINT, except for a
-// single row in the transaction GORM opens for its Create, which is inserted
-// with ON CONFLICT on its key DO NOTHING and inserted again with a new key
-// if nothing was stored. Under REPEATABLE READ or SERIALIZABLE that insert
-// fails with a serialization error (SQLSTATE 40001) instead when the taking
-// row was committed after the transaction's first statement (a belongs-to
-// record or a hook's query): such transactions retry serialization errors
-// anyway. MySQL, MariaDB and SQLite undo just the failed statement.
+// Rows written earlier in the same transaction are kept through a retry.
+// One case ends in an error instead: in the transaction GORM opens for a
+// single-row Create on PostgreSQL under REPEATABLE READ or SERIALIZABLE,
+// when the row that took the key was committed after that transaction's
+// first statement (a belongs-to record's insert or a hook's query came
+// before the row's), the Create fails with a serialization error (SQLSTATE
+// 40001), which such transactions retry anyway. When every key drawn for
+// such a row is taken, the error is [ErrKeyTaken].
 //
 // GORM inserts many2many join rows with ON CONFLICT DO NOTHING; they hold no
 // fresh keys of their own, and the associated records they join are

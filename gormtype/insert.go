@@ -220,12 +220,13 @@ func (ins *inserter) exec(retryable bool) error {
 	return nil
 }
 
-// returnKeys makes a PostgreSQL INSERT return the primary key, which GORM
-// writes into the row: after an upsert that updated an existing row, the
-// row's own key. It keeps the columns GORM returns for database defaults.
+// returnKeys makes an INSERT return the primary key, which GORM writes into
+// the row: after an upsert that updated an existing row, the row's own key.
+// It keeps the columns GORM returns for database defaults. MySQL has no
+// RETURNING.
 func (ins *inserter) returnKeys() {
 	stmt := ins.db.Statement
-	if ins.db.Dialector.Name() != dialectPostgres {
+	if ins.db.Dialector.Name() == dialectMySQL {
 		return
 	}
 	if _, ok := stmt.Clauses["RETURNING"]; ok {

@@ -54,18 +54,25 @@ type colTag struct {
 
 func (colTag) TableName() string { return "col_tags" }
 
-// colAccount has a unique email and a hook that derives Slug from the key.
+// colAccount has a unique email and hooks that derive Slug and Mark from
+// the key.
 type colAccount struct {
 	ID    gormtype.HUID `gorm:"primaryKey"`
 	Email string        `gorm:"size:100;uniqueIndex"`
 	Name  string        `gorm:"size:50"`
 	Slug  string        `gorm:"size:50"`
+	Mark  string        `gorm:"size:50"`
 }
 
 func (colAccount) TableName() string { return "col_accounts" }
 
 func (a *colAccount) BeforeCreate(*gorm.DB) error {
 	a.Slug = "acct-" + a.ID.String()
+	return nil
+}
+
+func (a *colAccount) BeforeSave(*gorm.DB) error {
+	a.Mark = "saved-" + a.ID.String()
 	return nil
 }
 
@@ -226,8 +233,8 @@ func checkFresh(t *testing.T, db *gorm.DB, a colAccount, taken ...colAccount) {
 			t.Fatalf("new account kept the taken key %s", a.ID)
 		}
 	}
-	if a.Slug != "acct-"+a.ID.String() {
-		t.Errorf("Slug %q was derived from another key than %s", a.Slug, a.ID)
+	if a.Slug != "acct-"+a.ID.String() || a.Mark != "saved-"+a.ID.String() {
+		t.Errorf("Slug %q, Mark %q were derived from another key than %s", a.Slug, a.Mark, a.ID)
 	}
 	checkAccount(t, db, a)
 }
@@ -383,13 +390,21 @@ var colCases = func() []colCase {
 			if !u.oc.DoNothing {
 				want.Name = "renamed"
 				if u.oc.UpdateAll {
-					want.Slug = rows[0].Slug
-				}
-				if w.Dialector.Name() == "postgres" && rows[0].ID != existing.ID {
-					t.Errorf("upserted struct holds key %s, the stored row %s", rows[0].ID, existing.ID)
+					want.Slug, want.Mark = rows[0].Slug, rows[0].Mark
 				}
 			}
 			checkAccount(t, w, want)
+			// The struct holds the stored row's key where the dialect can
+			// return it; elsewhere, and after DO NOTHING, a key in no row.
+			if returned := !u.oc.DoNothing && w.Dialector.Name() != "mysql"; returned != (rows[0].ID == existing.ID) {
+				t.Errorf("upserted struct holds key %s, the stored row %s; returned %v", rows[0].ID, existing.ID, returned)
+			}
+			if rows[0].ID != existing.ID {
+				var n int64
+				if err := w.Model(&colAccount{}).Where("id = ?", rows[0].ID).Count(&n).Error; err != nil || n != 0 || rows[0].ID.IsZero() {
+					t.Errorf("struct key %s: %d rows, %v; want a fresh key in no row", rows[0].ID, n, err)
+				}
+			}
 			if n := countAccounts(t, w); n != 3 {
 				t.Errorf("%d accounts, want 3", n)
 			}
@@ -548,5 +563,32 @@ func TestGormOwnTransactionSnapshot(t *testing.T) {
 func takeKey(t *testing.T, other *sql.DB, h gormtype.HUID) {
 	if _, err := other.Exec("INSERT INTO col_snap_accounts (id, email) VALUES ($1, 'other@x')", int64(h)); err != nil {
 		t.Errorf("take %s: %v", h, err)
+	}
+}
+
+// TestGormKeyTakenEveryTime: when every key drawn for a single row in
+// GORM's own transaction on PostgreSQL is taken, the Create fails with
+// ErrKeyTaken, which is a gorm.ErrDuplicatedKey, and stores nothing.
+func TestGormKeyTakenEveryTime(t *testing.T) {
+	src := &takenFirst{}
+	db := openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{Retries: 1, GenerateHUID: src.generate})
+	if err := db.Migrator().DropTable(&snapAccount{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AutoMigrate(&snapAccount{}); err != nil {
+		t.Fatal(err)
+	}
+	taken := snapAccount{ID: gormtype.NewHUID(), Email: "taken@x", take: func(gormtype.HUID) {}}
+	if err := db.Create(&taken).Error; err != nil {
+		t.Fatal(err)
+	}
+	src.next(taken.ID, taken.ID)
+	err := db.Create(&snapAccount{Email: "new@x", take: func(gormtype.HUID) {}}).Error
+	if !errors.Is(err, gormtype.ErrKeyTaken) || !errors.Is(err, gorm.ErrDuplicatedKey) || src.draws != 2 {
+		t.Fatalf("Create: %v after %d draws; want ErrKeyTaken after 2", err, src.draws)
+	}
+	var n int64
+	if err := db.Model(&snapAccount{}).Count(&n).Error; err != nil || n != 1 {
+		t.Errorf("%d rows, %v; want only the taken one", n, err)
 	}
 }
