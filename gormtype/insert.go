@@ -23,7 +23,15 @@ func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
 			return
 		}
 		ins := inserter{AutoID: a, db: db, create: create, st: st, all: db.Statement.ReflectValue}
-		db.AddError(ins.run())
+		err := ins.run()
+		if ins.savepoint && ins.st.callerTx {
+			// A failed insert was rolled back to the savepoint, which the
+			// caller's transaction must not keep.
+			if rerr := execSQL(db, "RELEASE SAVEPOINT "+savepointName); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		db.AddError(err)
 		db.RowsAffected = ins.rowsAffected
 	}
 }
@@ -37,6 +45,7 @@ type inserter struct {
 	all          reflect.Value   // the statement's rows as GORM set them
 	rows         []reflect.Value // the rows of the current INSERT; nil means all
 	release      bool            // RELEASE each savepoint after a success
+	savepoint    bool            // AutoID's savepoint is open
 	rowsAffected int64
 }
 
@@ -189,10 +198,11 @@ func (ins *inserter) exec(retryable bool) error {
 		stmt.AddClause(clause.OnConflict{Columns: keyColumns(stmt), DoNothing: true})
 		ins.returnKeys()
 	}
-	if savepoint {
+	if savepoint && !ins.savepoint {
 		if err := execSQL(db, "SAVEPOINT "+savepointName); err != nil {
 			return err
 		}
+		ins.savepoint = true
 	}
 	stmt.SQL.Reset()
 	stmt.Vars = nil
@@ -203,6 +213,7 @@ func (ins *inserter) exec(retryable bool) error {
 	case err == nil && skipIfTaken && db.RowsAffected == 0:
 		return ErrKeyTaken
 	case err != nil && savepoint:
+		// ROLLBACK TO keeps the savepoint for the next attempt.
 		if rerr := execSQL(db, "ROLLBACK TO SAVEPOINT "+savepointName); rerr != nil {
 			return errors.Join(err, rerr)
 		}
@@ -215,6 +226,7 @@ func (ins *inserter) exec(retryable bool) error {
 		if err := execSQL(db, "RELEASE SAVEPOINT "+savepointName); err != nil {
 			return err
 		}
+		ins.savepoint = false
 	}
 	ins.rowsAffected += db.RowsAffected
 	return nil

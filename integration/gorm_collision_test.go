@@ -186,6 +186,9 @@ func TestGormCollisions(t *testing.T) {
 									seed = w // an in-memory database is locked by the transaction
 								}
 								c.run(t, seed, w, src)
+								if d.name == "postgres" {
+									checkNoSavepointLeft(t, w)
+								}
 								return nil
 							}, tx.iso)
 							if err != nil {

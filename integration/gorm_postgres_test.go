@@ -91,7 +91,6 @@ func TestGormPostgresRetryInTransaction(t *testing.T) {
 	if err := db.Create(&gormTag{ID: taken, Name: "taken"}).Error; err != nil {
 		t.Fatal(err)
 	}
-	var leftover error
 	err := db.Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(&gormTag{Name: "before"}).Error; err != nil {
 			return err
@@ -101,22 +100,32 @@ func TestGormPostgresRetryInTransaction(t *testing.T) {
 		if err := tx.CreateInBatches(&batch, 2).Error; err != nil {
 			return err
 		}
-		// RELEASE of a savepoint that does not exist fails; do it under a
-		// savepoint of the test's own so the transaction survives.
-		if err := tx.Exec("SAVEPOINT probe").Error; err != nil {
-			return err
-		}
-		leftover = tx.Exec("RELEASE SAVEPOINT sortid_autoid").Error
-		return tx.Exec("ROLLBACK TO SAVEPOINT probe").Error
+		checkNoSavepointLeft(t, tx)
+		return nil
 	})
 	if err != nil {
 		t.Fatalf("transaction with a collision: %v", err)
 	}
-	if leftover == nil || !strings.Contains(leftover.Error(), "does not exist") {
-		t.Errorf("RELEASE SAVEPOINT sortid_autoid after the Creates: %v; want \"does not exist\"", leftover)
-	}
 	var n int64
 	if err := db.Model(&gormTag{}).Count(&n).Error; err != nil || n != 5 {
 		t.Errorf("rows after the transaction: %d, %v; want 5 (taken, before, 3 of the batch)", n, err)
+	}
+}
+
+// checkNoSavepointLeft checks that AutoID left no savepoint open in the
+// PostgreSQL transaction tx.
+func checkNoSavepointLeft(t *testing.T, tx *gorm.DB) {
+	t.Helper()
+	// RELEASE of a savepoint that does not exist fails; do it under a
+	// savepoint of the test's own so the transaction survives.
+	if err := tx.Exec("SAVEPOINT probe").Error; err != nil {
+		t.Fatal(err)
+	}
+	leftover := tx.Exec("RELEASE SAVEPOINT sortid_autoid").Error
+	if err := tx.Exec("ROLLBACK TO SAVEPOINT probe").Error; err != nil {
+		t.Fatalf("ROLLBACK TO SAVEPOINT probe: %v (AutoID's savepoint was open below it)", err)
+	}
+	if leftover == nil || !strings.Contains(leftover.Error(), "does not exist") {
+		t.Errorf("RELEASE SAVEPOINT sortid_autoid: %v; want \"does not exist\"", leftover)
 	}
 }
