@@ -48,7 +48,12 @@ func (h *HUID) UnmarshalBinary(data []byte) error {
 	if len(data) != 8 {
 		return binaryLengthError(ErrInvalidHUID, len(data), 8)
 	}
-	return h.setInt64(int64(binary.BigEndian.Uint64(data)))
+	v, err := HUIDFromInt64(int64(binary.BigEndian.Uint64(data)))
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
 }
 
 // binaryLengthError is the error of a binary form of the wrong length.
