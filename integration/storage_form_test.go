@@ -69,20 +69,10 @@ func domainConn(t *testing.T, mode pgx.QueryExecMode) *pgx.Conn {
 // domainPool is a pool whose AfterConnect calls pgxtype.LoadDomains.
 func domainPool(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
-	if err != nil {
-		t.Fatalf("parse pool config: %v", err)
-	}
-	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+	return poolWith(t, func(ctx context.Context, conn *pgx.Conn) error {
 		_, err := pgxtype.LoadDomains(ctx, conn)
 		return err
-	}
-	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
-	if err != nil {
-		t.Fatalf("pool: %v", err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
+	})
 }
 
 const formInsert = "INSERT INTO %s (k, v) VALUES ($1, $2)"

@@ -16,6 +16,16 @@ import (
 // The examples below need a PostgreSQL server with the sortid migrations
 // applied, at DATABASE_URL; they are compiled, not run, by go test.
 
+// connect opens a connection to DATABASE_URL and registers pgxtype on it.
+func connect(ctx context.Context) *pgx.Conn {
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
+	pgxtype.Register(conn.TypeMap())
+	return conn
+}
+
 // A pool registers pgxtype on every connection it opens, in AfterConnect.
 // LoadDomains also loads the huid and scru128_bytes domains, so that their
 // parameters and arrays travel in binary and a SCRU128 of the uuid form is
@@ -63,12 +73,8 @@ func Example_pgxpoolAfterConnect() {
 // and a scru128_bytes column (16 bytes, from the SCRU128Bytes form).
 func Example_copyFrom() {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
-	if err != nil {
-		panic(err)
-	}
+	conn := connect(ctx)
 	defer conn.Close(ctx)
-	pgxtype.Register(conn.TypeMap())
 	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE copied (id bigint PRIMARY KEY, trace uuid NOT NULL, raw scru128_bytes NOT NULL)"); err != nil {
 		panic(err)
 	}
@@ -108,12 +114,8 @@ func Example_copyFrom() {
 // HUIDRange turns a time window into an index range of HUIDs.
 func Example_huidRange() {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
-	if err != nil {
-		panic(err)
-	}
+	conn := connect(ctx)
 	defer conn.Close(ctx)
-	pgxtype.Register(conn.TypeMap())
 	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE events (id bigint PRIMARY KEY, name text)"); err != nil {
 		panic(err)
 	}
