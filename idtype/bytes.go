@@ -51,11 +51,7 @@ func (b SCRU128Bytes) Value() (driver.Value, error) { return b[:], nil }
 func (b *SCRU128Bytes) Scan(src any) error {
 	switch v := src.(type) {
 	case []byte:
-		if len(v) != 16 {
-			return fmt.Errorf("%w: database value has %d bytes; a bytea SCRU128 has exactly 16", ErrInvalidSCRU128, len(v))
-		}
-		copy(b[:], v)
-		return nil
+		return (*SCRU128)(b).UnmarshalBinary(v)
 	case nil:
 		return fmt.Errorf("%w: SQL NULL scanned into SCRU128Bytes (use NullSCRU128Bytes)", ErrNull)
 	}

@@ -149,10 +149,23 @@ func MustParseHUID(s string) HUID {
 	return h
 }
 
+// HUIDFromInt64 returns v as a HUID. It is the one checked conversion from a
+// bigint: [HUID.Scan], [HUID.UnmarshalBinary], [HUID.Value] and the pgxtype
+// codecs all call it. A negative v gives an error wrapping [ErrInvalidHUID].
+func HUIDFromInt64(v int64) (HUID, error) {
+	if v < 0 {
+		return 0, negativeHUID(v)
+	}
+	return HUID(v), nil
+}
+
+// negativeHUID is the error of HUIDFromInt64, apart so that it stays inlinable.
+func negativeHUID(v int64) error {
+	return fmt.Errorf("%w: %d is negative; HUIDs lie in [0, 2^63-1]", ErrInvalidHUID, v)
+}
+
 // checkValid returns an error wrapping ErrInvalidHUID for a negative h.
 func (h HUID) checkValid() error {
-	if h < 0 {
-		return fmt.Errorf("%w: %d is negative; HUIDs lie in [0, 2^63-1]", ErrInvalidHUID, int64(h))
-	}
-	return nil
+	_, err := HUIDFromInt64(int64(h))
+	return err
 }

@@ -41,18 +41,24 @@ func (h HUID) AppendBinary(b []byte) ([]byte, error) {
 func (h HUID) MarshalBinary() ([]byte, error) { return h.AppendBinary(make([]byte, 0, 8)) }
 
 // UnmarshalBinary implements [encoding.BinaryUnmarshaler]. It takes exactly
-// 8 bytes, big-endian, whose first byte has its top bit clear (spec §7.2);
-// anything else gives an error wrapping [ErrInvalidHUID].
+// 8 bytes, big-endian, whose first byte has its top bit clear (spec §7.2):
+// the binary int8 of PostgreSQL. Other lengths and negative values give an
+// error wrapping [ErrInvalidHUID], as [HUIDFromInt64].
 func (h *HUID) UnmarshalBinary(data []byte) error {
 	if len(data) != 8 {
-		return fmt.Errorf("%w: binary form has %d bytes; want exactly 8", ErrInvalidHUID, len(data))
+		return binaryLengthError(ErrInvalidHUID, len(data), 8)
 	}
-	v := binary.BigEndian.Uint64(data)
-	if v > uint64(MaxHUID) {
-		return fmt.Errorf("%w: binary form %x exceeds 2^63-1 (top bit set)", ErrInvalidHUID, data)
+	v, err := HUIDFromInt64(int64(binary.BigEndian.Uint64(data)))
+	if err != nil {
+		return err
 	}
-	*h = HUID(v)
+	*h = v
 	return nil
+}
+
+// binaryLengthError is the error of a binary form of the wrong length.
+func binaryLengthError(invalid error, got, want int) error {
+	return fmt.Errorf("%w: binary form has %d bytes; want exactly %d", invalid, got, want)
 }
 
 // MarshalJSON implements [json.Marshaler]. A HUID is a JSON string of its
@@ -131,10 +137,12 @@ func (id SCRU128) AppendBinary(b []byte) ([]byte, error) { return append(b, id[:
 func (id SCRU128) MarshalBinary() ([]byte, error) { return id.AppendBinary(make([]byte, 0, 16)) }
 
 // UnmarshalBinary implements [encoding.BinaryUnmarshaler]. It takes exactly
-// 16 bytes; any other length gives an error wrapping [ErrInvalidSCRU128].
+// 16 bytes; any other length gives an error wrapping [ErrInvalidSCRU128]
+// that names it. It is the one checked conversion from 16 bytes (a binary
+// uuid or a bytea): [SCRU128Bytes.Scan] and the pgxtype codecs call it.
 func (id *SCRU128) UnmarshalBinary(data []byte) error {
 	if len(data) != 16 {
-		return fmt.Errorf("%w: binary form has %d bytes; want exactly 16", ErrInvalidSCRU128, len(data))
+		return binaryLengthError(ErrInvalidSCRU128, len(data), 16)
 	}
 	copy(id[:], data)
 	return nil

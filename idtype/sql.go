@@ -22,11 +22,7 @@ func (h HUID) Value() (driver.Value, error) {
 func (h *HUID) Scan(src any) error {
 	switch v := src.(type) {
 	case int64:
-		if v < 0 {
-			return fmt.Errorf("%w: database value %d is negative; HUIDs lie in [0, 2^63-1]", ErrInvalidHUID, v)
-		}
-		*h = HUID(v)
-		return nil
+		return h.setInt64(v)
 	case uint64:
 		if v > uint64(MaxHUID) {
 			return fmt.Errorf("%w: database value %d exceeds 2^63-1", ErrInvalidHUID, v)
@@ -41,6 +37,16 @@ func (h *HUID) Scan(src any) error {
 		return fmt.Errorf("%w: SQL NULL scanned into HUID (use NullHUID)", ErrNull)
 	}
 	return fmt.Errorf("%w: cannot scan %T (%v) into HUID", ErrUnsupportedType, src, src)
+}
+
+// setInt64 sets h to v through HUIDFromInt64, leaving h alone on error.
+func (h *HUID) setInt64(v int64) error {
+	x, err := HUIDFromInt64(v)
+	if err != nil {
+		return err
+	}
+	*h = x
+	return nil
 }
 
 func scanHUIDText[T string | []byte](h *HUID, text T) error {

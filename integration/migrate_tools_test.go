@@ -32,18 +32,20 @@ type migrator struct {
 // up again (a no-op), down, up. After every up the schema holds exactly the
 // functions (name, identity arguments, volatility, strictness, parallel
 // safety) of the run's database; after down it holds no sortid function and
-// no huid domain.
+// no sortid domain.
 func TestMigrateWithTools(t *testing.T) {
 	t.Parallel()
 	// The reference set: a fresh database after migrations.Apply, which
-	// must hold every function the up SQL creates, and the domain.
+	// must hold every function the up SQL creates, and the domains.
 	_, ref := freshDatabase(t)
 	if err := migrations.Apply(t.Context(), ref); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
 	want := sortidObjects(t, ref)
-	if n := strings.Count(migrations.Up(), "CREATE OR REPLACE FUNCTION ") + 1; len(want) != n || !slices.Contains(want, "domain huid") {
-		t.Fatalf("reference database holds %d objects, want %d functions and domain huid: %v", len(want), n-1, want)
+	domains := []string{"domain huid", "domain scru128_bytes"}
+	n := strings.Count(migrations.Up(), "CREATE OR REPLACE FUNCTION ")
+	if len(want) != n+len(domains) || !slices.Contains(want, domains[0]) || !slices.Contains(want, domains[1]) {
+		t.Fatalf("reference database holds %d objects, want %d functions and %v: %v", len(want), n, domains, want)
 	}
 	tools := map[string]func(t *testing.T, dbURL string, db *sql.DB) migrator{
 		"golang-migrate": golangMigrate,

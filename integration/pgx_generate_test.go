@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,10 +81,10 @@ func TestPgxScansGeneratedIDs(t *testing.T) {
 	}
 }
 
-// TestPgxLoadHUIDDomain checks that LoadHUIDDomain makes huid[] columns
-// and huid parameters travel in binary, that values still round-trip, and
-// that it reports a missing domain.
-func TestPgxLoadHUIDDomain(t *testing.T) {
+// TestPgxLoadDomains checks that LoadDomains loads both domains, makes huid[]
+// columns and huid parameters travel in binary, that values still
+// round-trip, and that it reports missing domains.
+func TestPgxLoadDomains(t *testing.T) {
 	t.Parallel()
 	table := tableName("dom")
 	if _, err := pgtest.Conn(t).Exec(t.Context(), "CREATE TABLE "+table+" (h huid, a huid[])"); err != nil {
@@ -93,9 +94,9 @@ func TestPgxLoadHUIDDomain(t *testing.T) {
 	for _, load := range []bool{false, true} {
 		conn := registeredConn(t, pgx.QueryExecModeCacheStatement)
 		if load {
-			found, err := pgxtype.LoadHUIDDomain(t.Context(), conn)
-			if err != nil || !found {
-				t.Fatalf("LoadHUIDDomain = %v, %v; want true", found, err)
+			loaded, err := pgxtype.LoadDomains(t.Context(), conn)
+			if err != nil || !slices.Equal(loaded, []string{"huid", "scru128_bytes"}) {
+				t.Fatalf("LoadDomains = %v, %v; want [huid scru128_bytes]", loaded, err)
 			}
 		}
 		if _, err := conn.Exec(t.Context(), "INSERT INTO "+table+" (h, a) VALUES ($1, $2)", want[1], want); err != nil {
@@ -121,8 +122,8 @@ func TestPgxLoadHUIDDomain(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "SET search_path = pg_catalog"); err != nil {
 		t.Fatalf("set search_path: %v", err)
 	}
-	if found, err := pgxtype.LoadHUIDDomain(t.Context(), conn); err != nil || found {
-		t.Errorf("LoadHUIDDomain without huid on the search_path = %v, %v; want false, nil", found, err)
+	if loaded, err := pgxtype.LoadDomains(t.Context(), conn); err != nil || len(loaded) != 0 {
+		t.Errorf("LoadDomains without the domains on the search_path = %v, %v; want none, nil", loaded, err)
 	}
 }
 

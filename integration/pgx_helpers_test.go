@@ -176,14 +176,21 @@ func registeredConn(t testing.TB, mode pgx.QueryExecMode) *pgx.Conn {
 // register pgxtype in AfterConnect.
 func registeredPool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
+	return poolWith(t, func(ctx context.Context, conn *pgx.Conn) error {
+		pgxtype.Register(conn.TypeMap())
+		return nil
+	})
+}
+
+// poolWith returns a pool on the run's database with afterConnect as its
+// AfterConnect hook.
+func poolWith(t testing.TB, afterConnect func(context.Context, *pgx.Conn) error) *pgxpool.Pool {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
 	if err != nil {
 		t.Fatalf("parse pool config: %v", err)
 	}
-	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-		pgxtype.Register(conn.TypeMap())
-		return nil
-	}
+	cfg.AfterConnect = afterConnect
 	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("pool: %v", err)

@@ -40,16 +40,23 @@ func sqlPaths() []sqlPath {
 }
 
 // libpqDB opens the run's database through github.com/lib/pq.
-func libpqDB(t *testing.T) *sql.DB {
+func libpqDB(t *testing.T) *sql.DB { return libpqDBWith(t, nil) }
+
+// libpqDBWith is libpqDB with extra connection parameters.
+func libpqDBWith(t *testing.T, params url.Values) *sql.DB {
 	t.Helper()
 	u, err := url.Parse(pgtest.URL(t))
 	if err != nil {
 		t.Fatalf("parse URL: %v", err)
 	}
-	if q := u.Query(); q.Get("sslmode") == "" {
+	q := u.Query()
+	if q.Get("sslmode") == "" {
 		q.Set("sslmode", "disable")
-		u.RawQuery = q.Encode()
 	}
+	for k, v := range params {
+		q[k] = v
+	}
+	u.RawQuery = q.Encode()
 	db, err := sql.Open("postgres", u.String())
 	if err != nil {
 		t.Fatalf("open lib/pq: %v", err)

@@ -6,7 +6,7 @@
 //
 //	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 //		pgxtype.Register(conn.TypeMap())
-//		_, err := pgxtype.LoadHUIDDomain(ctx, conn) // optional: the huid domain
+//		_, err := pgxtype.LoadDomains(ctx, conn) // optional: huid, scru128_bytes
 //		return err
 //	}
 //
@@ -18,7 +18,7 @@
 // their slices:
 //
 //	idtype.HUID, idtype.NullHUID                  int8 (bigint), []… as bigint[]
-//	idtype.SCRU128, idtype.NullSCRU128            uuid, []… as uuid[]; bytea (exactly 16 bytes)
+//	idtype.SCRU128, idtype.NullSCRU128            uuid, []… as uuid[]
 //	idtype.SCRU128Bytes, idtype.NullSCRU128Bytes  bytea (exactly 16 bytes), []… as bytea[]
 //
 // Values travel in the binary format: an int8 is read straight into a HUID
@@ -33,6 +33,22 @@
 // QueryExecModeSimpleProtocol, in which pgx does not learn the parameter
 // types from the server (as behind PgBouncer in transaction mode).
 //
+// One column holds one storage form. A SCRU128Bytes is stored in a bytea as
+// its 16 bytes on every path: each query mode, pgxpool and CopyFrom. A
+// SCRU128 or NullSCRU128 is the uuid form: bound to a bytea parameter in a
+// mode that learns the parameter's type from the server
+// (QueryExecModeCacheStatement, QueryExecModeCacheDescribe,
+// QueryExecModeDescribeExec, and CopyFrom) it fails with an error wrapping
+// [ErrColumnForm] that names the column type and the type to use, as a
+// SCRU128Bytes bound to a uuid parameter does. QueryExecModeExec and
+// QueryExecModeSimpleProtocol cannot know the column's type: pgx sends a
+// SCRU128 as UUID text, which the server parses as whatever type it infers,
+// so a plain bytea column stores those 36 characters, as it does from
+// database/sql. Declare such columns with the scru128_bytes domain of the
+// sortid migrations (bytea CHECK (octet_length(VALUE) = 16)): it refuses
+// that write in every mode (SQLSTATE 23514). NULL has no form and is sent as
+// NULL from either Null type.
+//
 // Register extends pgx's built-in int8, uuid and bytea codecs rather than
 // replacing them: each stays in charge of the wire format and of every Go
 // type other than the sortid ones, so a plain int64 still decodes as int64,
@@ -42,9 +58,14 @@
 // pgtype.Map.TryWrapScanPlanFuncs; only the codec of a column's type gets to
 // see such a target first.)
 //
-// Every value is checked at the boundary, in both directions: encoding a
-// negative HUID fails instead of sending it, scanning a negative int8 into a
-// HUID fails with an error wrapping idtype.ErrInvalidHUID, a bytea of other
-// than 16 bytes fails with one wrapping idtype.ErrInvalidSCRU128, and SQL NULL
-// scanned into a non-Null type fails with one wrapping idtype.ErrNull.
+// Every value is checked at the boundary, in both directions, by the
+// conversions of package idtype that database/sql uses too, so the checks
+// are the same with and without Register: encoding a negative HUID fails
+// instead of sending it, scanning a negative int8 into a HUID fails with an
+// error wrapping idtype.ErrInvalidHUID, a bytea of other than 16 bytes
+// scanned into SCRU128Bytes or NullSCRU128Bytes fails with one wrapping
+// idtype.ErrInvalidSCRU128 that names its length, and SQL NULL scanned into
+// a non-Null type fails with one wrapping idtype.ErrNull. A bytea scanned
+// into SCRU128 is taken as SCRU128.Scan takes it: 16 raw bytes, or the text
+// of the UUID or base32 form.
 package pgxtype

@@ -7,36 +7,49 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// LoadHUIDDomain registers the huid domain that the sortid migrations create
-// (CREATE DOMAIN huid AS bigint CHECK (VALUE >= 0)) and its array type
-// _huid with conn's type map, using conn.LoadType. It looks the domain up
-// with conn's search_path and reports whether it exists; when it does not,
-// LoadHUIDDomain changes nothing and returns false and no error. It calls
+// domains are the domains the sortid migrations create, each followed by its
+// array type (a domain must be loaded before its array).
+var domains = []string{"huid", "scru128_bytes"}
+
+// LoadDomains registers the domains that the sortid migrations create, huid
+// (bigint CHECK (VALUE >= 0)) and scru128_bytes (bytea CHECK
+// (octet_length(VALUE) = 16)), and their array types _huid and
+// _scru128_bytes with conn's type map, using conn.LoadType. It looks each
+// up with conn's search_path and returns the names of those it found and
+// loaded; a domain that does not exist is skipped without error. It calls
 // [Register] on conn.TypeMap() first, so it is enough on its own in an
-// AfterConnect hook.
+// AfterConnect hook. It returns an error wrapping the one of the look-up or
+// of conn.LoadType.
 //
 // PostgreSQL describes a result column of a domain type by its base type, so
-// a huid column arrives as int8 with or without this call (and scans into
-// idtype.HUID; into any it decodes as int64). But a huid[] column arrives as
-// _huid, and statement parameters of type huid or huid[] carry the domain's
-// OIDs: until they are registered pgx treats them as unknown types and uses
-// the text format for them. After LoadHUIDDomain they use the binary format,
-// like bigint and bigint[].
-func LoadHUIDDomain(ctx context.Context, conn *pgx.Conn) (bool, error) {
-	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT to_regtype('huid') IS NOT NULL AND to_regtype('_huid') IS NOT NULL").Scan(&exists); err != nil {
-		return false, fmt.Errorf("pgxtype: look up the huid domain: %w", err)
-	}
-	if !exists {
-		return false, nil
-	}
+// such a column arrives as int8 or bytea with or without this call. But an
+// array column arrives as _huid or _scru128_bytes, and statement parameters
+// of a domain type carry the domain's OID: until it is registered pgx treats
+// them as unknown types, uses the text format for them and encodes a value
+// by its Go type's default PostgreSQL type. After LoadDomains they use the
+// binary format and the checks of the base type, as bigint and bytea do: a
+// SCRU128 of the uuid form bound to a scru128_bytes parameter is refused with
+// [ErrColumnForm] before it is sent, CopyFrom included.
+func LoadDomains(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 	Register(conn.TypeMap())
-	for _, name := range []string{"huid", "_huid"} { // the domain before its array
-		t, err := conn.LoadType(ctx, name)
+	var loaded []string
+	for _, name := range domains {
+		var exists bool
+		err := conn.QueryRow(ctx, "SELECT to_regtype($1) IS NOT NULL AND to_regtype('_' || $1) IS NOT NULL", name).Scan(&exists)
 		if err != nil {
-			return false, fmt.Errorf("pgxtype: load type %s: %w", name, err)
+			return loaded, fmt.Errorf("pgxtype: look up the %s domain: %w", name, err)
 		}
-		conn.TypeMap().RegisterType(t)
+		if !exists {
+			continue
+		}
+		for _, typ := range []string{name, "_" + name} {
+			t, err := conn.LoadType(ctx, typ)
+			if err != nil {
+				return loaded, fmt.Errorf("pgxtype: load type %s: %w", typ, err)
+			}
+			conn.TypeMap().RegisterType(t)
+		}
+		loaded = append(loaded, name)
 	}
-	return true, nil
+	return loaded, nil
 }

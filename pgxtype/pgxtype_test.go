@@ -3,7 +3,9 @@ package pgxtype_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -65,7 +67,6 @@ func TestRoundTrip(t *testing.T) {
 		{"SCRU128 zero", pgtype.UUIDOID, idtype.SCRU128{}, idtype.SCRU128{}},
 		{"SCRU128 max", pgtype.UUIDOID, idtype.MaxSCRU128, idtype.MaxSCRU128},
 		{"*SCRU128", pgtype.UUIDOID, &scruPtr, someSCRU128},
-		{"SCRU128 as bytea", pgtype.ByteaOID, someSCRU128, someSCRU128},
 		{"NullSCRU128", pgtype.UUIDOID, idtype.NullSCRU128{SCRU128: someSCRU128, Valid: true}, idtype.NullSCRU128{SCRU128: someSCRU128, Valid: true}},
 		{"NullSCRU128 NULL", pgtype.UUIDOID, idtype.NullSCRU128{}, idtype.NullSCRU128{}},
 		{"NullSCRU128 NULL as bytea", pgtype.ByteaOID, idtype.NullSCRU128{}, idtype.NullSCRU128{}},
@@ -92,7 +93,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 // TestBinaryWireFormat checks the bytes sent: int8 and uuid as pgx sends
-// int64 and pgtype.UUID, a SCRU128 into bytea as its 16 raw bytes.
+// int64 and pgtype.UUID, a SCRU128Bytes into bytea as its 16 raw bytes.
 func TestBinaryWireFormat(t *testing.T) {
 	t.Parallel()
 	m := newMap()
@@ -103,7 +104,6 @@ func TestBinaryWireFormat(t *testing.T) {
 	}{
 		{"HUID", pgtype.Int8OID, someHUID, int64(someHUID)},
 		{"SCRU128", pgtype.UUIDOID, someSCRU128, pgtype.UUID{Bytes: someSCRU128, Valid: true}},
-		{"SCRU128 into bytea", pgtype.ByteaOID, someSCRU128, someSCRU128[:]},
 		{"SCRU128Bytes", pgtype.ByteaOID, idtype.SCRU128Bytes(someSCRU128), someSCRU128[:]},
 		{"[]HUID", pgtype.Int8ArrayOID, []idtype.HUID{someHUID}, []int64{int64(someHUID)}},
 		{"[]SCRU128", pgtype.UUIDArrayOID, []idtype.SCRU128{someSCRU128}, []pgtype.UUID{{Bytes: someSCRU128, Valid: true}}},
@@ -183,7 +183,8 @@ func TestScanRejectsBadData(t *testing.T) {
 		{"17 bytes into NullSCRU128Bytes", pgtype.ByteaOID, make([]byte, 17), new(idtype.NullSCRU128Bytes), idtype.ErrInvalidSCRU128},
 		{"empty bytea into SCRU128Bytes", pgtype.ByteaOID, []byte{}, new(idtype.SCRU128Bytes), idtype.ErrInvalidSCRU128},
 		{"15 bytes into SCRU128", pgtype.ByteaOID, make([]byte, 15), new(idtype.SCRU128), idtype.ErrInvalidSCRU128},
-		{"36 bytes of UUID text into SCRU128", pgtype.ByteaOID, []byte(someSCRU128.UUIDString()), new(idtype.SCRU128), idtype.ErrInvalidSCRU128},
+		{"36 bytes of UUID text into SCRU128Bytes", pgtype.ByteaOID, []byte(someSCRU128.UUIDString()), new(idtype.SCRU128Bytes), idtype.ErrInvalidSCRU128},
+		{"36 bytes of UUID text into NullSCRU128Bytes", pgtype.ByteaOID, []byte(someSCRU128.UUIDString()), new(idtype.NullSCRU128Bytes), idtype.ErrInvalidSCRU128},
 		{"15 bytes into NullSCRU128", pgtype.ByteaOID, make([]byte, 15), new(idtype.NullSCRU128), idtype.ErrInvalidSCRU128},
 	}
 	for _, f := range formats {
@@ -198,6 +199,90 @@ func TestScanRejectsBadData(t *testing.T) {
 					t.Errorf("Scan(%q) into %T = %v, want an error wrapping %v", src, c.target, err, c.want)
 				}
 			})
+		}
+	}
+}
+
+// TestScanByteaLengthNamed checks that the error for a bytea of the wrong
+// length names that length, for each bytea-form target and each format.
+func TestScanByteaLengthNamed(t *testing.T) {
+	t.Parallel()
+	m := newMap()
+	for _, n := range []int{0, 15, 17, 36} {
+		for _, target := range []any{new(idtype.SCRU128Bytes), new(idtype.NullSCRU128Bytes)} {
+			for _, f := range formats {
+				src, err := m.Encode(pgtype.ByteaOID, f.code, make([]byte, n), []byte{})
+				if err != nil {
+					t.Fatalf("Encode: %v", err)
+				}
+				err = m.Scan(pgtype.ByteaOID, f.code, src, target)
+				if want := fmt.Sprintf("has %d bytes; want exactly 16", n); err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: %d bytes into %T = %v, want an error containing %q", f.name, n, target, err, want)
+				}
+			}
+		}
+	}
+}
+
+// TestScanByteaIntoSCRU128 checks that with Register a bytea scans into the
+// uuid form exactly as SCRU128.Scan and NullSCRU128.Scan take it without:
+// 16 raw bytes, or the text of the UUID or base32 form.
+func TestScanByteaIntoSCRU128(t *testing.T) {
+	t.Parallel()
+	m := newMap()
+	for _, src := range [][]byte{someSCRU128[:], []byte(someSCRU128.UUIDString()), []byte(someSCRU128.String())} {
+		for _, f := range formats {
+			buf, err := m.Encode(pgtype.ByteaOID, f.code, src, []byte{})
+			if err != nil {
+				t.Fatalf("Encode: %v", err)
+			}
+			var id, viaScan idtype.SCRU128
+			var n, nViaScan idtype.NullSCRU128
+			errs := []error{m.Scan(pgtype.ByteaOID, f.code, buf, &id), viaScan.Scan(src),
+				m.Scan(pgtype.ByteaOID, f.code, buf, &n), nViaScan.Scan(src)}
+			if errors.Join(errs...) != nil || id != someSCRU128 || viaScan != id || n != nViaScan || n.SCRU128 != someSCRU128 {
+				t.Errorf("%s: bytea %q scanned %v, %v (Scan: %v, %v), errors %v; want %v", f.name, src, id, n, viaScan, nViaScan, errs, someSCRU128)
+			}
+		}
+	}
+}
+
+// TestEncodeRejectsWrongForm checks that a SCRU128 form bound to the other
+// column form fails, in both formats, alone, behind a pointer and in a
+// slice, with an error naming the column type and the type to use, while
+// NULL of either form is sent as NULL.
+func TestEncodeRejectsWrongForm(t *testing.T) {
+	t.Parallel()
+	asBytes := idtype.SCRU128Bytes(someSCRU128)
+	cases := []struct {
+		oid   uint32
+		value any
+		want  string
+	}{
+		{pgtype.ByteaOID, someSCRU128, "idtype.SCRU128 cannot be stored in a bytea column; use idtype.SCRU128Bytes"},
+		{pgtype.ByteaOID, &someSCRU128, "idtype.SCRU128 cannot be stored in a bytea column"},
+		{pgtype.ByteaOID, idtype.NullSCRU128{SCRU128: someSCRU128, Valid: true}, "idtype.NullSCRU128 cannot be stored in a bytea column"},
+		{pgtype.ByteaArrayOID, []idtype.SCRU128{someSCRU128}, "idtype.SCRU128 cannot be stored in a bytea column"},
+		{pgtype.UUIDOID, asBytes, "idtype.SCRU128Bytes cannot be stored in a uuid column; use idtype.SCRU128"},
+		{pgtype.UUIDOID, &asBytes, "idtype.SCRU128Bytes cannot be stored in a uuid column"},
+		{pgtype.UUIDOID, idtype.NullSCRU128Bytes{SCRU128: asBytes, Valid: true}, "idtype.NullSCRU128Bytes cannot be stored in a uuid column"},
+		{pgtype.UUIDArrayOID, []idtype.SCRU128Bytes{asBytes}, "idtype.SCRU128Bytes cannot be stored in a uuid column"},
+	}
+	m := newMap()
+	for _, f := range formats {
+		for _, c := range cases {
+			buf, err := m.Encode(c.oid, f.code, c.value, nil)
+			if !errors.Is(err, pgxtype.ErrColumnForm) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: Encode(%d, %T) = %q, %v; want ErrColumnForm saying %q", f.name, c.oid, c.value, buf, err, c.want)
+			}
+		}
+		for _, c := range []struct {
+			oid   uint32
+			value any
+		}{{pgtype.ByteaOID, idtype.NullSCRU128{}}, {pgtype.UUIDOID, idtype.NullSCRU128Bytes{}}} {
+			if buf, err := m.Encode(c.oid, f.code, c.value, nil); buf != nil || err != nil {
+				t.Errorf("%s: Encode(%d, NULL %T) = %q, %v; want NULL", f.name, c.oid, c.value, buf, err)
+			}
 		}
 	}
 }

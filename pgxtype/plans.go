@@ -1,10 +1,142 @@
 package pgxtype
 
 import (
+	"fmt"
+
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sortid/sortid/idtype"
 )
+
+// encodePlanFor returns the plan for value bound to a parameter whose
+// built-in type is base (int8, uuid or bytea), or nil for the general path.
+// A SCRU128 form bound to the other column form is refused in every format,
+// so no mode that knows the parameter's type can store it; the binary fast
+// paths write HUID, NullHUID, SCRU128 and SCRU128Bytes without allocating.
+func encodePlanFor(base uint32, format int16, value any) pgtype.EncodePlan {
+	switch value.(type) {
+	case idtype.SCRU128, idtype.NullSCRU128:
+		if base == pgtype.ByteaOID {
+			return wrongFormPlan{column: "bytea", use: "idtype.SCRU128Bytes or idtype.NullSCRU128Bytes"}
+		}
+	case idtype.SCRU128Bytes, idtype.NullSCRU128Bytes:
+		if base == pgtype.UUIDOID {
+			return wrongFormPlan{column: "uuid", use: "idtype.SCRU128 or idtype.NullSCRU128"}
+		}
+	}
+	if format != pgtype.BinaryFormatCode {
+		return nil
+	}
+	switch value.(type) {
+	case idtype.HUID:
+		if base == pgtype.Int8OID {
+			return encodePlanBinaryHUID{}
+		}
+	case idtype.NullHUID:
+		if base == pgtype.Int8OID {
+			return encodePlanBinaryNullHUID{}
+		}
+	case idtype.SCRU128:
+		if base == pgtype.UUIDOID {
+			return encodePlanBinary16[idtype.SCRU128]{}
+		}
+	case idtype.SCRU128Bytes:
+		if base == pgtype.ByteaOID {
+			return encodePlanBinary16[idtype.SCRU128Bytes]{}
+		}
+	}
+	return nil
+}
+
+// wrongFormPlan refuses a SCRU128 form bound to the other column form. A
+// NULL has no form and is sent as NULL, as in the modes that cannot know
+// the column's type.
+type wrongFormPlan struct{ column, use string }
+
+func (p wrongFormPlan) Encode(value any, _ []byte) ([]byte, error) {
+	switch v := value.(type) {
+	case idtype.NullSCRU128:
+		if !v.Valid {
+			return nil, nil
+		}
+	case idtype.NullSCRU128Bytes:
+		if !v.Valid {
+			return nil, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %T cannot be stored in a %s column; use %s", ErrColumnForm, value, p.column, p.use)
+}
+
+// encodePlanBinaryHUID writes a HUID as the 8 big-endian bytes of an int8,
+// refusing a negative one.
+type encodePlanBinaryHUID struct{}
+
+func (encodePlanBinaryHUID) Encode(value any, buf []byte) ([]byte, error) {
+	return value.(idtype.HUID).AppendBinary(buf)
+}
+
+// encodePlanBinaryNullHUID writes a NullHUID as NULL or an int8.
+type encodePlanBinaryNullHUID struct{}
+
+func (encodePlanBinaryNullHUID) Encode(value any, buf []byte) ([]byte, error) {
+	n := value.(idtype.NullHUID)
+	if !n.Valid {
+		return nil, nil
+	}
+	return n.HUID.AppendBinary(buf)
+}
+
+// encodePlanBinary16 writes a SCRU128 as the 16 bytes of a uuid, or a
+// SCRU128Bytes as those of a bytea.
+type encodePlanBinary16[T idtype.SCRU128 | idtype.SCRU128Bytes] struct{}
+
+func (encodePlanBinary16[T]) Encode(value any, buf []byte) ([]byte, error) {
+	id := value.(T)
+	return append(buf, id[:]...), nil
+}
+
+// scanPlanFor returns the binary fast path for scanning a column whose
+// built-in type is base into target, or nil for the general path.
+func scanPlanFor(base uint32, format int16, target any) pgtype.ScanPlan {
+	if format != pgtype.BinaryFormatCode {
+		return nil
+	}
+	switch target.(type) {
+	case *idtype.HUID:
+		if base == pgtype.Int8OID {
+			return scanPlanBinaryHUID{}
+		}
+	case *idtype.SCRU128:
+		if base == pgtype.UUIDOID {
+			return scanPlanBinarySCRU128{}
+		}
+	}
+	return nil
+}
+
+// scanPlanBinaryHUID reads a binary int8 into a *HUID with the checks of
+// HUID.Scan (NULL) and HUID.UnmarshalBinary (length, sign).
+type scanPlanBinaryHUID struct{}
+
+func (scanPlanBinaryHUID) Scan(src []byte, target any) error {
+	dst := target.(*idtype.HUID)
+	if src == nil {
+		return dst.Scan(nil)
+	}
+	return dst.UnmarshalBinary(src)
+}
+
+// scanPlanBinarySCRU128 reads a binary uuid into a *SCRU128 with the checks
+// of SCRU128.Scan (NULL) and SCRU128.UnmarshalBinary (length).
+type scanPlanBinarySCRU128 struct{}
+
+func (scanPlanBinarySCRU128) Scan(src []byte, target any) error {
+	dst := target.(*idtype.SCRU128)
+	if src == nil {
+		return dst.Scan(nil)
+	}
+	return dst.UnmarshalBinary(src)
+}
 
 // valuer returns the pgtype valuer (values.go) of an idtype value.
 func valuer(value any) (any, bool) {

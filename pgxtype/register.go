@@ -1,16 +1,13 @@
 package pgxtype
 
 import (
-	"encoding/binary"
-	"fmt"
-
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sortid/sortid/idtype"
 )
 
 // Register teaches m the idtype types: HUID and NullHUID as int8,
-// SCRU128 and NullSCRU128 as uuid (or a 16-byte bytea), SCRU128Bytes and
+// SCRU128 and NullSCRU128 as uuid, SCRU128Bytes and
 // NullSCRU128Bytes as bytea, and their pointers and slices (bigint[],
 // uuid[], bytea[]), all in the binary format. Call it once for each
 // connection, with pgx.Conn.TypeMap(), typically in
@@ -87,66 +84,25 @@ type extendedCodec struct {
 	oid uint32 // the built-in type extended: int8, uuid or bytea
 }
 
-// PlanEncode encodes a HUID or NullHUID for int8, a SCRU128 for uuid or
-// bytea and a SCRU128Bytes for bytea in binary straight away, without
-// allocating (the hot path of CopyFrom and of every parameter); all
-// other values get the wrapped codec's plan, and pgx then tries the
+// PlanEncode returns the plan of encodePlanFor for an idtype value (a
+// binary fast path that does not allocate, the hot path of CopyFrom and of
+// every parameter, or the refusal of the wrong SCRU128 form); every other
+// value gets the wrapped codec's plan, and pgx then tries the
 // TryWrapEncodePlanFuncs, tryWrapEncodePlan first.
 func (c extendedCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	if format == pgtype.BinaryFormatCode {
-		switch value.(type) {
-		case idtype.HUID:
-			if c.oid == pgtype.Int8OID {
-				return encodePlanBinaryHUID{}
-			}
-		case idtype.SCRU128:
-			if c.oid == pgtype.UUIDOID || c.oid == pgtype.ByteaOID {
-				return encodePlanBinarySCRU128{}
-			}
-		case idtype.SCRU128Bytes:
-			if c.oid == pgtype.ByteaOID {
-				return encodePlanBinarySCRU128Bytes{}
-			}
-		case idtype.NullHUID:
-			if c.oid == pgtype.Int8OID {
-				return encodePlanBinaryNullHUID{}
-			}
-		}
+	if plan := encodePlanFor(c.oid, format, value); plan != nil {
+		return plan
 	}
 	return c.Codec.PlanEncode(m, oid, format, value)
 }
 
-// encodePlanBinaryHUID writes a HUID as the 8 big-endian bytes of an int8.
-type encodePlanBinaryHUID struct{}
-
-func (encodePlanBinaryHUID) Encode(value any, buf []byte) ([]byte, error) {
-	return value.(idtype.HUID).AppendBinary(buf)
-}
-
-// encodePlanBinarySCRU128 writes a SCRU128 as the 16 bytes of a uuid or bytea.
-type encodePlanBinarySCRU128 struct{}
-
-func (encodePlanBinarySCRU128) Encode(value any, buf []byte) ([]byte, error) {
-	id := value.(idtype.SCRU128)
-	return append(buf, id[:]...), nil
-}
-
-// PlanScan scans a binary int8 into a *HUID and a binary uuid into a
-// *SCRU128 straight away (the hot path of every query); other idtype
-// targets go through their pgtype scanner and the wrapped codec's plan for
-// that; other targets get the wrapped codec's plan. It returns nil when neither fits (then pgx falls back to sql.Scanner).
+// PlanScan returns the binary fast path of scanPlanFor (the hot path of
+// every query), else the wrapped codec's plan for the pgtype scanner of an
+// idtype target, else the wrapped codec's plan for the target itself. It
+// returns nil when none fits (then pgx falls back to sql.Scanner).
 func (c extendedCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {
-	if format == pgtype.BinaryFormatCode {
-		switch target.(type) {
-		case *idtype.HUID:
-			if c.oid == pgtype.Int8OID {
-				return scanPlanBinaryHUID{}
-			}
-		case *idtype.SCRU128:
-			if c.oid == pgtype.UUIDOID {
-				return scanPlanBinarySCRU128{}
-			}
-		}
+	if plan := scanPlanFor(c.oid, format, target); plan != nil {
+		return plan
 	}
 	if wrap, next, ok := tryWrapScanPlan(target); ok {
 		if plan := c.Codec.PlanScan(m, oid, format, next); plan != nil {
@@ -155,54 +111,4 @@ func (c extendedCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target 
 		}
 	}
 	return c.Codec.PlanScan(m, oid, format, target)
-}
-
-// scanPlanBinaryHUID reads the 8 big-endian bytes of a binary int8 into a
-// *HUID, rejecting NULL and negative values as huidValue.ScanInt64 does.
-type scanPlanBinaryHUID struct{}
-
-func (scanPlanBinaryHUID) Scan(src []byte, target any) error {
-	dst := target.(*idtype.HUID)
-	if src == nil {
-		return fmt.Errorf("%w: SQL NULL scanned into HUID (use NullHUID)", idtype.ErrNull)
-	}
-	if len(src) != 8 {
-		return fmt.Errorf("%w: binary int8 of %d bytes", idtype.ErrInvalidHUID, len(src))
-	}
-	return scanHUID(dst, int64(binary.BigEndian.Uint64(src)))
-}
-
-// scanPlanBinarySCRU128 copies the 16 bytes of a binary uuid into a *SCRU128,
-// rejecting NULL.
-type scanPlanBinarySCRU128 struct{}
-
-func (scanPlanBinarySCRU128) Scan(src []byte, target any) error {
-	dst := target.(*idtype.SCRU128)
-	if src == nil {
-		return fmt.Errorf("%w: SQL NULL scanned into SCRU128 (use NullSCRU128)", idtype.ErrNull)
-	}
-	if len(src) != 16 {
-		return fmt.Errorf("%w: binary uuid of %d bytes", idtype.ErrInvalidSCRU128, len(src))
-	}
-	copy(dst[:], src)
-	return nil
-}
-
-// encodePlanBinarySCRU128Bytes writes a SCRU128Bytes as the 16 bytes of a bytea.
-type encodePlanBinarySCRU128Bytes struct{}
-
-func (encodePlanBinarySCRU128Bytes) Encode(value any, buf []byte) ([]byte, error) {
-	id := value.(idtype.SCRU128Bytes)
-	return append(buf, id[:]...), nil
-}
-
-// encodePlanBinaryNullHUID writes a NullHUID as NULL or an int8.
-type encodePlanBinaryNullHUID struct{}
-
-func (encodePlanBinaryNullHUID) Encode(value any, buf []byte) ([]byte, error) {
-	n := value.(idtype.NullHUID)
-	if !n.Valid {
-		return nil, nil
-	}
-	return n.HUID.AppendBinary(buf)
 }

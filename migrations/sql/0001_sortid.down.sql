@@ -4,6 +4,8 @@
 -- The session GUCs sortid.huid_last / sortid.scru128_state are not objects; they vanish
 -- with the session.
 
+DROP DOMAIN IF EXISTS scru128_bytes;
+
 DROP FUNCTION IF EXISTS scru128_max_bytea(pg_catalog.timestamptz);
 
 DROP FUNCTION IF EXISTS scru128_min_bytea(pg_catalog.timestamptz);

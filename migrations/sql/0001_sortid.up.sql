@@ -420,3 +420,23 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_max(ts));
 
 COMMENT ON FUNCTION scru128_max_bytea(pg_catalog.timestamptz) IS 'sortid: scru128_max() as 16 big-endian bytes.';
+
+-- scru128_bytes: domain for bytea columns holding a SCRU128 ID (exactly 16 bytes). A
+-- SCRU128 sent as its 36 characters of UUID text, which a client that does not know the
+-- column's type (pgx QueryExecModeExec or SimpleProtocol, database/sql with a string)
+-- stores into a plain bytea, fails here with SQLSTATE 23514 instead of being stored.
+DO $sortid$
+BEGIN
+  IF NOT EXISTS (
+    SELECT 1
+    FROM pg_catalog.pg_type t
+    JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+    WHERE t.typname = 'scru128_bytes' AND t.typtype = 'd' AND n.nspname = pg_catalog.current_schema()
+  ) THEN
+    CREATE DOMAIN scru128_bytes AS pg_catalog.bytea
+      CONSTRAINT scru128_bytes_length CHECK (pg_catalog.octet_length(VALUE) = 16);
+  END IF;
+END
+$sortid$;
+
+COMMENT ON DOMAIN scru128_bytes IS 'sortid: SCRU128 ID as 16 big-endian bytes; any other length is refused.';

@@ -1,21 +1,24 @@
-package integration_test
+package pgxtype_test
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sortid/sortid/idtype"
-	"github.com/sortid/sortid/integration/internal/pgtest"
 	"github.com/sortid/sortid/pgxtype"
 )
 
-// exampleConn connects to the run's database with pgxtype registered.
-func exampleConn(ctx context.Context) *pgx.Conn {
-	conn, err := pgx.Connect(ctx, pgtest.ExampleURL())
+// The examples below need a PostgreSQL server with the sortid migrations
+// applied, at DATABASE_URL; they are compiled, not run, by go test.
+
+// connect opens a connection to DATABASE_URL and registers pgxtype on it.
+func connect(ctx context.Context) *pgx.Conn {
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
 	if err != nil {
 		panic(err)
 	}
@@ -24,15 +27,17 @@ func exampleConn(ctx context.Context) *pgx.Conn {
 }
 
 // A pool registers pgxtype on every connection it opens, in AfterConnect.
+// LoadDomains also loads the huid and scru128_bytes domains, so that their
+// parameters and arrays travel in binary and a SCRU128 of the uuid form is
+// refused before it reaches a scru128_bytes column.
 func Example_pgxpoolAfterConnect() {
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(pgtest.ExampleURL())
+	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
 	if err != nil {
 		panic(err)
 	}
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-		pgxtype.Register(conn.TypeMap())
-		_, err := pgxtype.LoadHUIDDomain(ctx, conn) // optional: huid[] and huid parameters in binary
+		_, err := pgxtype.LoadDomains(ctx, conn) // calls pgxtype.Register first
 		return err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -46,29 +51,31 @@ func Example_pgxpoolAfterConnect() {
 	var (
 		gotID    idtype.HUID
 		gotTrace idtype.SCRU128
+		raw      idtype.SCRU128Bytes
 		ids      []idtype.HUID
 		parent   idtype.NullHUID
 	)
-	err = pool.QueryRow(ctx, "SELECT $1::huid, $2::uuid, ARRAY[$1, 0]::huid[], NULL::bigint", id, trace).
-		Scan(&gotID, &gotTrace, &ids, &parent)
+	err = pool.QueryRow(ctx, "SELECT $1::huid, $2::uuid, $3::scru128_bytes, ARRAY[$1, 0]::huid[], NULL::bigint",
+		id, trace, idtype.SCRU128Bytes(trace)).Scan(&gotID, &gotTrace, &raw, &ids, &parent)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(gotID, gotID.Time().Format(time.RFC3339Nano))
-	fmt.Println(gotTrace, gotTrace.UUIDString())
+	fmt.Println(gotTrace, gotTrace.UUIDString(), raw == idtype.SCRU128Bytes(trace))
 	fmt.Println(ids, parent.Valid)
-	// Output:
+	// Prints:
 	// 258037077 2026-01-01T00:00:00.123Z
-	// 00QBTG0FERFTCCNFISUBO489DI 00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2
+	// 00QBTG0FERFTCCNFISUBO489DI 00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2 true
 	// [258037077 0] false
 }
 
-// CopyFrom sends HUIDs and SCRU128s in the binary format.
+// CopyFrom sends HUIDs and SCRU128s in the binary format: a bigint, a uuid
+// and a scru128_bytes column (16 bytes, from the SCRU128Bytes form).
 func Example_copyFrom() {
 	ctx := context.Background()
-	conn := exampleConn(ctx)
+	conn := connect(ctx)
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE copied (id bigint PRIMARY KEY, trace uuid NOT NULL)"); err != nil {
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE copied (id bigint PRIMARY KEY, trace uuid NOT NULL, raw scru128_bytes NOT NULL)"); err != nil {
 		panic(err)
 	}
 
@@ -83,30 +90,31 @@ func Example_copyFrom() {
 		if err != nil {
 			panic(err)
 		}
-		rows[i] = []any{id, trace}
+		rows[i] = []any{id, trace, idtype.SCRU128Bytes(trace)}
 	}
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{"copied"}, []string{"id", "trace"}, pgx.CopyFromRows(rows))
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"copied"}, []string{"id", "trace", "raw"}, pgx.CopyFromRows(rows))
 	if err != nil {
 		panic(err)
 	}
 
 	var last idtype.HUID
 	var lastTrace idtype.SCRU128
-	err = conn.QueryRow(ctx, "SELECT id, trace FROM copied ORDER BY id DESC LIMIT 1").Scan(&last, &lastTrace)
+	var rawLen int
+	err = conn.QueryRow(ctx, "SELECT id, trace, octet_length(raw) FROM copied ORDER BY id DESC LIMIT 1").Scan(&last, &lastTrace, &rawLen)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(n, "rows")
-	fmt.Println(last.Time().Format(time.RFC3339Nano), last.Random(), lastTrace.Counter())
-	// Output:
+	fmt.Println(last.Time().Format(time.RFC3339Nano), last.Random(), lastTrace.Counter(), rawLen)
+	// Prints:
 	// 1000 rows
-	// 2026-03-01T00:00:00.999Z 999 999
+	// 2026-03-01T00:00:00.999Z 999 999 16
 }
 
 // HUIDRange turns a time window into an index range of HUIDs.
 func Example_huidRange() {
 	ctx := context.Background()
-	conn := exampleConn(ctx)
+	conn := connect(ctx)
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE events (id bigint PRIMARY KEY, name text)"); err != nil {
 		panic(err)
@@ -151,6 +159,6 @@ func Example_huidRange() {
 		panic(err)
 	}
 	fmt.Println(names)
-	// Output:
+	// Prints:
 	// [first middle last]
 }
