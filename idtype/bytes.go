@@ -12,8 +12,8 @@ import (
 // convert with SCRU128(b) for everything else.
 type SCRU128Bytes SCRU128
 
-// SCRU128 returns b as a SCRU128.
-func (b SCRU128Bytes) SCRU128() SCRU128 { return SCRU128(b) }
+// ID returns b as a SCRU128, as gormtype's ID types do.
+func (b SCRU128Bytes) ID() SCRU128 { return SCRU128(b) }
 
 // String returns the 26-character uppercase form.
 func (b SCRU128Bytes) String() string { return SCRU128(b).String() }

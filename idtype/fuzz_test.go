@@ -124,7 +124,7 @@ func FuzzSCRU128Scan(f *testing.F) {
 		}
 		var raw SCRU128Bytes
 		rv, _ := SCRU128Bytes(id).Value()
-		if err := raw.Scan(rv); err != nil || raw.SCRU128() != id {
+		if err := raw.Scan(rv); err != nil || raw.ID() != id {
 			t.Fatalf("SCRU128Bytes round trip of %s: %v, %v", id, raw, err)
 		}
 	})

@@ -78,7 +78,7 @@ func TestSCRU128ScanAndValue(t *testing.T) {
 		if err != nil || string(raw.([]byte)) != string(id[:]) {
 			t.Errorf("SCRU128Bytes.Value = %x, %v", raw, err)
 		}
-		if err := b.Scan(raw); err != nil || b.SCRU128() != id {
+		if err := b.Scan(raw); err != nil || b.ID() != id {
 			t.Errorf("SCRU128Bytes.Scan = %v, %v", b, err)
 		}
 	}
@@ -176,7 +176,7 @@ func TestNullScanAndValue(t *testing.T) {
 	if err := nb.Scan(nil); err != nil || nb.Valid {
 		t.Fatalf("NullSCRU128Bytes.Scan(nil) = %+v, %v", nb, err)
 	}
-	if err := nb.Scan(id[:]); err != nil || !nb.Valid || nb.SCRU128.SCRU128() != id {
+	if err := nb.Scan(id[:]); err != nil || !nb.Valid || nb.SCRU128.ID() != id {
 		t.Fatalf("NullSCRU128Bytes.Scan = %+v, %v", nb, err)
 	}
 	v, err := nb.Value()

@@ -42,7 +42,7 @@ func (g generated) check(t *testing.T) {
 	}{
 		{"HUID", g.h, g.h.Time(), g.hTime},
 		{"SCRU128", g.s, g.s.Time(), g.sTime},
-		{"SCRU128Bytes", g.b, g.b.SCRU128().Time(), g.bTime},
+		{"SCRU128Bytes", g.b, g.b.ID().Time(), g.bTime},
 	} {
 		if !c.got.Equal(c.sql) {
 			t.Errorf("%s %v: Time() = %v, PostgreSQL says %v", c.name, c.id, c.got, c.sql)

@@ -122,7 +122,7 @@ func TestSQLDefaultsFillOnInsert(t *testing.T) {
 		if err := fromBytes.Scan(b); err != nil {
 			t.Fatalf("bytea default %x: %v", b, err)
 		}
-		checkSCRU128(t, fromBytes.SCRU128().UUIDString(), fromBytes.SCRU128().Time(), clock)
+		checkSCRU128(t, fromBytes.ID().UUIDString(), fromBytes.ID().Time(), clock)
 	}
 }
 
