@@ -58,6 +58,9 @@ func (ins *inserter) run() error {
 	stmt := ins.db.Statement
 	c, hasClause := stmt.Clauses["ON CONFLICT"]
 	if !hasClause {
+		if ins.retries() < 0 {
+			return ins.exec(false)
+		}
 		return ins.insertRetrying()
 	}
 	defer ins.restore(c)
@@ -71,7 +74,7 @@ func (ins *inserter) run() error {
 	ins.useRows(ins.st.fresh)
 	err := ins.insertRetrying()
 	oc, _ := c.Expression.(clause.OnConflict)
-	if err == nil || !isDuplicate(ins.db, err) || ins.targetsKey(oc) {
+	if !ins.otherKeyConflict(err) || ins.targetsKey(oc) {
 		return err
 	}
 	ins.release = true
@@ -79,7 +82,7 @@ func (ins *inserter) run() error {
 		ins.useRows([]reflect.Value{row})
 		delete(stmt.Clauses, "ON CONFLICT")
 		err := ins.insertRetrying()
-		if err != nil && isDuplicate(ins.db, err) {
+		if ins.otherKeyConflict(err) {
 			stmt.Clauses["ON CONFLICT"] = c
 			ins.returnKeys()
 			err = ins.insertRetrying()
@@ -89,6 +92,13 @@ func (ins *inserter) run() error {
 		}
 	}
 	return nil
+}
+
+// otherKeyConflict reports whether err is a unique violation on a key other
+// than the primary key, which the caller's upsert clause may cover. A fresh
+// key that stays taken after the retries must not reach the clause.
+func (ins *inserter) otherKeyConflict(err error) bool {
+	return err != nil && isDuplicate(ins.db, err) && !keyCollision(ins.db, err)
 }
 
 // restore gives the statement back its rows and upsert clause.
@@ -141,7 +151,7 @@ func (ins *inserter) targetsKey(oc clause.OnConflict) bool {
 // collision on the primary key.
 func (ins *inserter) insertRetrying() error {
 	for attempt := 0; ; attempt++ {
-		err := ins.exec(ins.retries() >= 0)
+		err := ins.exec(true)
 		if err == nil || ins.retries() < 0 || attempt == ins.retries() || !keyCollision(ins.db, err) {
 			return err
 		}
@@ -179,16 +189,17 @@ func (ins *inserter) redraw() error {
 	return err
 }
 
-// exec runs gorm:create once on the current rows. When the insert is to
-// be retried on PostgreSQL in a transaction, a single row in the
+// exec runs gorm:create once on the current rows. When a failure is to be
+// followed by more statements (a retry, or the upsert of a row whose plain
+// insert hit another key) on PostgreSQL in a transaction, a single row in the
 // transaction GORM began for it is inserted with ON CONFLICT on its key DO
 // NOTHING, and other rows run under a savepoint, so that a failed INSERT
 // leaves the transaction usable.
-func (ins *inserter) exec(retryable bool) error {
+func (ins *inserter) exec(guard bool) error {
 	db := ins.db
 	stmt := db.Statement
 	_, inTx := stmt.ConnPool.(gorm.TxCommitter)
-	pg := retryable && inTx && db.Dialector.Name() == dialectPostgres
+	pg := guard && inTx && db.Dialector.Name() == dialectPostgres
 	_, hasClause := stmt.Clauses["ON CONFLICT"]
 	skipIfTaken := pg && !ins.st.callerTx && !ins.release && !hasClause &&
 		stmt.ReflectValue.Kind() == reflect.Struct && len(ins.st.fresh) == 1

@@ -126,22 +126,22 @@ func collidingOnce() (gen func() (idtype.HUID, error), taken gormtype.HUID, arm 
 // colDialect opens GORM with AutoID on one server.
 type colDialect struct {
 	name string
-	open func(t *testing.T, gen func() (idtype.HUID, error)) *gorm.DB
+	open func(t *testing.T, plugin gormtype.AutoID) *gorm.DB
 	// isolations are the caller transactions to run each case in, besides
 	// GORM's own.
 	isolations []sql.IsolationLevel
 }
 
 var colDialects = []colDialect{
-	{"postgres", func(t *testing.T, gen func() (idtype.HUID, error)) *gorm.DB {
-		return openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{GenerateHUID: gen})
+	{"postgres", func(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
+		return openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, plugin)
 	}, []sql.IsolationLevel{sql.LevelReadCommitted, sql.LevelRepeatableRead}},
-	{"mysql", func(t *testing.T, gen func() (idtype.HUID, error)) *gorm.DB {
-		return openGorm(t, mysql.Open(mysqltest.DSN(t)), &gorm.Config{}, gormtype.AutoID{GenerateHUID: gen})
+	{"mysql", func(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
+		return openGorm(t, mysql.Open(mysqltest.DSN(t)), &gorm.Config{}, plugin)
 	}, []sql.IsolationLevel{sql.LevelReadCommitted, sql.LevelRepeatableRead}},
-	{"sqlite", func(t *testing.T, gen func() (idtype.HUID, error)) *gorm.DB {
+	{"sqlite", func(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
 		name := strings.NewReplacer("/", "_", "=", "_").Replace(t.Name())
-		return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), &gorm.Config{}, gormtype.AutoID{GenerateHUID: gen})
+		return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), &gorm.Config{}, plugin)
 	}, []sql.IsolationLevel{sql.LevelDefault}},
 }
 
@@ -157,7 +157,7 @@ func TestGormCollisions(t *testing.T) {
 	for _, d := range colDialects {
 		t.Run(d.name, func(t *testing.T) {
 			src := &takenFirst{}
-			db := d.open(t, src.generate)
+			db := d.open(t, gormtype.AutoID{GenerateHUID: src.generate})
 			txs := []struct {
 				name string
 				iso  *sql.TxOptions
@@ -465,7 +465,7 @@ func TestGormCollisionAfterSnapshot(t *testing.T) {
 	for _, d := range colDialects[:2] {
 		t.Run(d.name, func(t *testing.T) {
 			src := &takenFirst{}
-			db := d.open(t, src.generate)
+			db := d.open(t, gormtype.AutoID{GenerateHUID: src.generate})
 			if err := db.Migrator().DropTable(&colAccount{}); err != nil {
 				t.Fatal(err)
 			}
@@ -524,7 +524,7 @@ func TestGormOwnTransactionSnapshot(t *testing.T) {
 	for _, iso := range []string{"READ COMMITTED", "REPEATABLE READ"} {
 		t.Run(iso, func(t *testing.T) {
 			src := &takenFirst{}
-			db := colDialects[0].open(t, src.generate)
+			db := colDialects[0].open(t, gormtype.AutoID{GenerateHUID: src.generate})
 			sqlDB, err := db.DB()
 			if err != nil {
 				t.Fatal(err)
@@ -593,5 +593,31 @@ func TestGormKeyTakenEveryTime(t *testing.T) {
 	var n int64
 	if err := db.Model(&snapAccount{}).Count(&n).Error; err != nil || n != 1 {
 		t.Errorf("%d rows, %v; want only the taken one", n, err)
+	}
+}
+
+// TestGormNoRetryNeverUpserts: with retries off, a taken fresh key is the
+// caller's error, never an upsert of the row that holds it.
+func TestGormNoRetryNeverUpserts(t *testing.T) {
+	for _, d := range colDialects {
+		t.Run(d.name, func(t *testing.T) {
+			src := &takenFirst{}
+			db := d.open(t, gormtype.AutoID{Retries: -1, GenerateHUID: src.generate})
+			if err := db.Migrator().DropTable(&colAccount{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.AutoMigrate(&colAccount{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range upserts {
+				taken := seedAccount(t, db, "taken-"+u.name+"@x")
+				src.next(taken.ID)
+				err := db.Clauses(u.oc).Create(&colAccount{Email: "new-" + u.name + "@x", Name: "new"}).Error
+				if err == nil || !isUniqueViolation(err) && !errors.Is(err, gormtype.ErrKeyTaken) {
+					t.Errorf("%s with a taken key and no retries: %v; want a unique violation", u.name, err)
+				}
+				checkAccount(t, db, taken)
+			}
+		})
 	}
 }
