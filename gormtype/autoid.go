@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"gorm.io/gorm"
@@ -36,36 +37,43 @@ const (
 // fills into a column ascend with the rows, in the order of the caller's
 // slice, so a batch appends at the right edge of the primary-key index.
 //
-// A fresh key never touches another row:
+// A fresh value never touches another row:
 //
-//   - When a row's fresh primary key is already taken (another process drew
-//     the same HUID), the row is inserted again with a new key, up to
-//     Retries times, and the BeforeSave and BeforeCreate hooks run again
+//   - When a row's fresh value is already taken in a unique key (another
+//     process drew the same HUID for the primary key, or for a unique
+//     sortid:"auto" column), the row is inserted again with new values, up
+//     to Retries times, and the BeforeSave and BeforeCreate hooks run again
 //     for it, so values they derive from the key match the stored key.
-//   - An ON CONFLICT (on MySQL, ON DUPLICATE KEY UPDATE) clause never
-//     applies to a row because of its fresh key: rows with fresh keys are
-//     inserted without a clause on the primary key, and a clause on another
-//     unique key (email, say) applies to them only when that key conflicts.
-//     Rows whose keys the caller set keep the clause as written.
+//   - An upsert clause, ON CONFLICT (on MySQL, ON DUPLICATE KEY UPDATE) or
+//     an INSERT modifier such as IGNORE or OR REPLACE, never applies to a
+//     row because of a fresh value: rows with fresh values are inserted
+//     without it, and the clause applies to such a row only when a unique
+//     key without fresh values (email, say) conflicts. Rows whose IDs the
+//     caller set keep the clause as written.
 //   - After an upsert on PostgreSQL or SQLite that updated an existing
 //     row, the struct holds that row's key; MySQL cannot return it, so
-//     there the struct keeps the fresh key that was not stored. A row that a DO
-//     NOTHING skipped keeps its fresh key on every dialect.
-//   - A unique violation on another column is not retried: the caller gets
-//     the database's error.
+//     there the struct keeps the fresh key that was not stored. A row that
+//     DO NOTHING or IGNORE skipped keeps its fresh key on every dialect.
+//   - A unique violation on a key without fresh values is not retried: the
+//     caller gets the database's error (translated when
+//     gorm.Config.TranslateError is set).
 //
-// Rows written earlier in the same transaction are kept through a retry.
-// One case ends in an error instead: in the transaction GORM opens for a
-// single-row Create on PostgreSQL under REPEATABLE READ or SERIALIZABLE,
-// when the row that took the key was committed after that transaction's
-// first statement (a belongs-to record's insert or a hook's query came
-// before the row's), the Create fails with a serialization error (SQLSTATE
-// 40001), which such transactions retry anyway. When every key drawn for
-// such a row is taken, the error is [ErrKeyTaken].
+// AutoID reads which key a violation hit from the errors of pgx (which
+// gorm.io/driver/postgres uses), go-sql-driver/mysql and SQLite; other
+// drivers' unique violations are returned without a retry. Rows written
+// earlier in the same transaction are kept through a retry. One case ends
+// in an error instead: in the transaction GORM opens for a single-row
+// Create on PostgreSQL under REPEATABLE READ or SERIALIZABLE, when the row
+// that took the key was committed after that transaction's first statement
+// (a belongs-to record's insert or a hook's query came before the row's),
+// the Create fails with a serialization error (SQLSTATE 40001), which such
+// transactions retry anyway. When every key drawn for such a row is taken,
+// the error is [ErrKeyTaken].
 //
-// GORM inserts many2many join rows with ON CONFLICT DO NOTHING; they hold no
-// fresh keys of their own, and the associated records they join are
-// inserted as above before them.
+// AutoID fills structs: a Create from a map that leaves a field it would
+// fill unset fails with [ErrMapRow]. GORM inserts many2many join rows with
+// ON CONFLICT DO NOTHING; they hold no fresh values of their own, and the
+// associated records they join are inserted as above before them.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
 	// DefaultRetries, a negative value disables retrying.
@@ -120,8 +128,14 @@ type stateKey struct{ stmt *gorm.Statement }
 type fillState struct {
 	callerTx bool           // the statement ran in a transaction before gorm:begin_transaction
 	columns  []filledColumn // fresh values by column
-	fresh    []reflect.Value
-	kept     []reflect.Value // rows whose primary key AutoID did not fill
+	groups   []rowGroup
+}
+
+// rowGroup is the rows of a statement in which AutoID filled the same
+// columns (none, for rows whose IDs the caller set).
+type rowGroup struct {
+	filled []string
+	rows   []reflect.Value
 }
 
 func loadState(stmt *gorm.Statement) *fillState {
@@ -157,14 +171,19 @@ func (a AutoID) fill(db *gorm.DB) {
 	if len(fields) == 0 {
 		return
 	}
+	if err := checkMapRows(stmt, fields); err != nil {
+		db.AddError(err)
+		return
+	}
 	st := loadState(stmt)
 	if st == nil { // gorm:begin_transaction is gone: assume the caller's
 		st = &fillState{callerTx: true}
 		stmt.Settings.Store(stateKey{stmt}, st)
 	}
 	columns := make([]filledColumn, len(fields))
+	groupOf := map[string]int{}
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
-		keyFilled := false
+		var filled []string
 		for i, f := range fields {
 			p, ok := zeroField(stmt, f, row)
 			if !ok {
@@ -173,18 +192,51 @@ func (a AutoID) fill(db *gorm.DB) {
 			columns[i].name = f.DBName
 			columns[i].rows = append(columns[i].rows, row.Addr().Pointer())
 			columns[i].ptrs = append(columns[i].ptrs, p)
-			keyFilled = keyFilled || f.PrimaryKey
+			filled = append(filled, f.DBName)
 		}
-		if keyFilled {
-			st.fresh = append(st.fresh, row)
-		} else {
-			st.kept = append(st.kept, row)
+		key := strings.Join(filled, ",")
+		g, ok := groupOf[key]
+		if !ok {
+			g = len(st.groups)
+			groupOf[key] = g
+			st.groups = append(st.groups, rowGroup{filled: filled})
 		}
+		st.groups[g].rows = append(st.groups[g].rows, row)
 	})
 	st.columns = slices.DeleteFunc(columns, func(c filledColumn) bool { return len(c.ptrs) == 0 })
 	if err := a.draw(st.columns, nil); err != nil {
 		db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err))
 	}
+}
+
+// filledAny reports whether AutoID filled a field of the statement.
+func (st *fillState) filledAny() bool { return len(st.columns) > 0 }
+
+// checkMapRows returns [ErrMapRow] when a Create from maps leaves an auto
+// field unset: AutoID fills structs only.
+func checkMapRows(stmt *gorm.Statement, fields []*schema.Field) error {
+	rv := reflect.Indirect(stmt.ReflectValue)
+	var maps []reflect.Value
+	switch {
+	case rv.Kind() == reflect.Map:
+		maps = []reflect.Value{rv}
+	case (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Type().Elem().Kind() == reflect.Map:
+		for i := range rv.Len() {
+			maps = append(maps, rv.Index(i))
+		}
+	}
+	for _, m := range maps {
+		for _, f := range fields {
+			v := m.MapIndex(reflect.ValueOf(f.DBName))
+			if !v.IsValid() {
+				v = m.MapIndex(reflect.ValueOf(f.Name))
+			}
+			if !v.IsValid() || v.IsZero() || (v.Kind() == reflect.Interface && v.Elem().IsZero()) {
+				return fmt.Errorf("%w: set %q of %s in the map, or create from a struct", ErrMapRow, f.DBName, stmt.Schema.Name)
+			}
+		}
+	}
+	return nil
 }
 
 // zeroField returns a pointer to f's ID value in row when it is zero,

@@ -11,73 +11,102 @@ import (
 
 // isDuplicate reports whether err is a unique violation in db's dialect.
 func isDuplicate(db *gorm.DB, err error) bool {
-	if errors.Is(err, gorm.ErrDuplicatedKey) || errors.Is(err, ErrKeyTaken) {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return true
 	}
 	t, ok := db.Dialector.(gorm.ErrorTranslator)
 	return ok && errors.Is(t.Translate(err), gorm.ErrDuplicatedKey)
 }
 
-// keyCollision reports whether err says that a row with the statement's
-// primary key exists: the error names the primary key, so it holds under
-// every isolation level, and a violation of another unique key is never
-// taken for one.
-func keyCollision(db *gorm.DB, err error) bool {
+// classify tells whether err is a collision of fresh values: a unique
+// violation on a key that includes a column AutoID filled in the current
+// rows. The error names the key, so this holds under every isolation level
+// and never takes a violation of another key for a collision. known is
+// false when err is no unique violation or does not say which key.
+func (ins *inserter) classify(err error) (fresh, known bool) {
 	if errors.Is(err, ErrKeyTaken) {
-		return true
+		return true, true
 	}
-	if !isDuplicate(db, err) {
-		return false
+	if !isDuplicate(ins.db, err) {
+		return false, false
 	}
+	cols, ok := violatedColumns(ins.db, err)
+	if !ok {
+		return false, false
+	}
+	for _, c := range cols {
+		for _, f := range ins.filled {
+			if strings.EqualFold(c, f) {
+				return true, true
+			}
+		}
+	}
+	return false, true
+}
+
+// violatedColumns returns the columns of the unique key a driver's error
+// names: pgx's *pgconn.PgError (gorm.io/driver/postgres), go-sql-driver's
+// "Duplicate entry … for key 'name'", SQLite's "UNIQUE constraint failed:
+// t.a, t.b".
+func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 	switch db.Dialector.Name() {
 	case dialectPostgres:
 		var pgErr *pgconn.PgError
-		return errors.As(err, &pgErr) && isPrimaryKeyConstraint(db, pgErr.SchemaName, pgErr.TableName, pgErr.ConstraintName)
+		if !errors.As(err, &pgErr) || pgErr.ConstraintName == "" {
+			return nil, false
+		}
+		return keyColumnsFromCatalog(db, indexName{dialectPostgres, pgErr.SchemaName, pgErr.ConstraintName}, `
+			SELECT a.attname FROM pg_catalog.pg_class c
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
+			JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+			WHERE n.nspname = ? AND c.relname = ?`)
 	case dialectMySQL:
-		// MariaDB: "Duplicate entry '…' for key 'PRIMARY'"; MySQL 8:
-		// "… for key 'table.PRIMARY'". The key name comes last.
 		msg := err.Error()
-		return strings.HasSuffix(msg, " for key 'PRIMARY'") || strings.HasSuffix(msg, ".PRIMARY'")
+		i := strings.LastIndex(msg, " for key '")
+		if i < 0 || !strings.HasSuffix(msg, "'") {
+			return nil, false
+		}
+		name := msg[i+len(" for key '") : len(msg)-1]
+		name = name[strings.LastIndexByte(name, '.')+1:] // MySQL 8 writes table.key
+		return keyColumnsFromCatalog(db, indexName{dialectMySQL, db.Statement.Table, name}, `
+			SELECT column_name FROM information_schema.statistics
+			WHERE table_schema = DATABASE() AND table_name = ? AND index_name = ?`)
 	case dialectSQLite:
-		msg, want := err.Error(), sqliteKeyViolation(db)
-		return strings.HasSuffix(msg, want) || strings.Contains(msg, want+" (")
+		const prefix = "UNIQUE constraint failed: "
+		msg := err.Error()
+		i := strings.Index(msg, prefix)
+		if i < 0 {
+			return nil, false
+		}
+		list, _, _ := strings.Cut(msg[i+len(prefix):], " (")
+		var cols []string
+		for _, c := range strings.Split(list, ", ") {
+			cols = append(cols, c[strings.LastIndexByte(c, '.')+1:])
+		}
+		return cols, true
 	}
-	return false
+	return nil, false
 }
 
-// sqliteKeyViolation is SQLite's message for a duplicate primary key of the
-// statement's table, "UNIQUE constraint failed: t.a, t.b", which drivers
-// wrap (glebarez: "constraint failed: … (1555)").
-func sqliteKeyViolation(db *gorm.DB) string {
-	cols := make([]string, len(db.Statement.Schema.PrimaryFieldDBNames))
-	for i, c := range db.Statement.Schema.PrimaryFieldDBNames {
-		cols[i] = db.Statement.Table + "." + c
-	}
-	return "UNIQUE constraint failed: " + strings.Join(cols, ", ")
-}
+// indexName names a unique key: PostgreSQL by schema and index, MySQL by
+// table and index.
+type indexName struct{ dialect, scope, name string }
 
-type constraintName struct{ schema, table, name string }
+// indexColumns caches the columns of the unique keys AutoID has met.
+var indexColumns sync.Map
 
-// primaryKeys caches which PostgreSQL constraints are primary keys.
-var primaryKeys sync.Map
-
-// isPrimaryKeyConstraint reports whether the named constraint is its
-// table's primary key, asking the catalog once per constraint.
-func isPrimaryKeyConstraint(db *gorm.DB, schema, table, name string) bool {
-	key := constraintName{schema, table, name}
-	if v, ok := primaryKeys.Load(key); ok {
-		return v.(bool)
+// keyColumnsFromCatalog returns the columns of a unique key, asking the
+// catalog with query (scope and name as its parameters) once per key.
+func keyColumnsFromCatalog(db *gorm.DB, key indexName, query string) ([]string, bool) {
+	if v, ok := indexColumns.Load(key); ok {
+		return v.([]string), true
 	}
-	var isKey bool
-	err := db.Session(&gorm.Session{NewDB: true, SkipHooks: true}).Raw(`SELECT EXISTS (
-		SELECT FROM pg_catalog.pg_constraint c
-		JOIN pg_catalog.pg_class t ON t.oid = c.conrelid
-		JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
-		WHERE n.nspname = ? AND t.relname = ? AND c.conname = ? AND c.contype = 'p')`,
-		schema, table, name).Scan(&isKey).Error
-	if err != nil {
-		return false
+	var cols []string
+	err := db.Session(&gorm.Session{NewDB: true, SkipHooks: true}).Raw(query, key.scope, key.name).Scan(&cols).Error
+	if err != nil || len(cols) == 0 {
+		return nil, false
 	}
-	primaryKeys.Store(key, isKey)
-	return isKey
+	indexColumns.Store(key, cols)
+	return cols, true
 }

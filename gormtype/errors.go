@@ -24,3 +24,8 @@ var ErrUnknownColumn = errors.New("gormtype: no ID field for column")
 // PostgreSQL, was taken (see AutoID.Retries). It wraps gorm.ErrDuplicatedKey;
 // on other paths the database's own unique violation is returned.
 var ErrKeyTaken = fmt.Errorf("gormtype: every fresh key drawn for the row was taken: %w", gorm.ErrDuplicatedKey)
+
+// ErrMapRow is returned (wrapped, naming the field and the model) by a
+// Create from a map, or a slice of maps, that leaves a field [AutoID] would
+// fill unset: AutoID fills structs only.
+var ErrMapRow = errors.New("gormtype: AutoID cannot fill an ID field of a map")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/callbacks"
@@ -13,18 +14,18 @@ import (
 
 const savepointName = "sortid_autoid"
 
-// insert wraps gorm:create: rows whose keys AutoID filled are inserted
-// apart from any upsert clause, and again with new keys after a collision.
+// insert wraps gorm:create: rows with fresh values are inserted apart from
+// any upsert clause, and again with new values after a collision.
 func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
 		st := loadState(db.Statement)
-		if st == nil || db.Error != nil || db.DryRun || len(st.fresh) == 0 {
+		if st == nil || db.Error != nil || db.DryRun || !st.filledAny() {
 			create(db)
 			return
 		}
 		ins := inserter{AutoID: a, db: db, create: create, st: st, all: db.Statement.ReflectValue}
 		err := ins.run()
-		if ins.savepoint && ins.st.callerTx {
+		if ins.savepoint && st.callerTx {
 			// A failed insert was rolled back to the savepoint, which the
 			// caller's transaction must not keep.
 			if rerr := execSQL(db, "RELEASE SAVEPOINT "+savepointName); rerr != nil {
@@ -36,56 +37,49 @@ func (a AutoID) insert(create func(*gorm.DB)) func(*gorm.DB) {
 	}
 }
 
-// inserter runs the INSERTs of one Create statement with fresh keys.
+// inserter runs the INSERTs of one Create statement with fresh values.
 type inserter struct {
 	AutoID
-	db           *gorm.DB
-	create       func(*gorm.DB)
-	st           *fillState
-	all          reflect.Value   // the statement's rows as GORM set them
-	rows         []reflect.Value // the rows of the current INSERT; nil means all
-	release      bool            // RELEASE each savepoint after a success
-	savepoint    bool            // AutoID's savepoint is open
+	db     *gorm.DB
+	create func(*gorm.DB)
+	st     *fillState
+	all    reflect.Value // the statement's rows as GORM set them
+	up     upsert
+	// The statement's ReflectValue shows exactly cur, rows in which AutoID
+	// filled the columns filled.
+	cur          []reflect.Value
+	filled       []string
+	release      bool // RELEASE each savepoint after a success
+	savepoint    bool // AutoID's savepoint is open
 	rowsAffected int64
 }
 
-// run inserts the statement's rows. Without an upsert clause they go in one
-// INSERT. With one, the rows whose keys the caller set keep it; the fresh
-// rows are inserted without it, and, if a unique key other than the primary
-// key conflicts and the clause may cover that key, one at a time with the
+// run inserts each group of rows apart. Rows whose IDs the caller set keep
+// the statement's upsert clause. Fresh rows are inserted without it and
+// retried after a collision; when the clause may apply to a conflict that
+// is not a collision (it targets no filled column), a group whose plain
+// INSERT hits another unique key is inserted one row at a time, with the
 // clause for a row whose plain insert hit such a key.
 func (ins *inserter) run() error {
 	stmt := ins.db.Statement
-	c, hasClause := stmt.Clauses["ON CONFLICT"]
-	if !hasClause {
-		if ins.retries() < 0 {
-			return ins.exec(false)
+	ins.up = takeUpsert(stmt)
+	defer ins.up.apply(stmt)
+	defer ins.useRows(nil)
+	for _, g := range ins.st.groups {
+		if len(ins.st.groups) > 1 {
+			ins.useRows(g.rows)
 		}
-		return ins.insertRetrying()
-	}
-	defer ins.restore(c)
-	if len(ins.st.kept) > 0 {
-		ins.useRows(ins.st.kept)
-		if err := ins.exec(false); err != nil {
-			return err
-		}
-	}
-	delete(stmt.Clauses, "ON CONFLICT")
-	ins.useRows(ins.st.fresh)
-	err := ins.insertRetrying()
-	oc, _ := c.Expression.(clause.OnConflict)
-	if !ins.otherKeyConflict(err) || ins.targetsKey(oc) {
-		return err
-	}
-	ins.release = true
-	for _, row := range ins.st.fresh {
-		ins.useRows([]reflect.Value{row})
-		delete(stmt.Clauses, "ON CONFLICT")
-		err := ins.insertRetrying()
-		if ins.otherKeyConflict(err) {
-			stmt.Clauses["ON CONFLICT"] = c
-			ins.returnKeys()
+		ins.cur, ins.filled = g.rows, g.filled
+		var err error
+		switch {
+		case g.filled == nil:
+			ins.up.apply(stmt)
+			err = ins.exec(false)
+			ins.up.remove(stmt)
+		case ins.up.none() || ins.targetsFilled():
 			err = ins.insertRetrying()
+		default:
+			err = ins.insertApart(g.rows)
 		}
 		if err != nil {
 			return err
@@ -94,23 +88,35 @@ func (ins *inserter) run() error {
 	return nil
 }
 
-// otherKeyConflict reports whether err is a unique violation on a key other
-// than the primary key, which the caller's upsert clause may cover. A fresh
-// key that stays taken after the retries must not reach the clause.
-func (ins *inserter) otherKeyConflict(err error) bool {
-	return err != nil && isDuplicate(ins.db, err) && !keyCollision(ins.db, err)
-}
-
-// restore gives the statement back its rows and upsert clause.
-func (ins *inserter) restore(c clause.Clause) {
-	ins.useRows(nil)
-	ins.db.Statement.Clauses["ON CONFLICT"] = c
+// insertApart inserts rows without the upsert clause, and one at a time
+// with it for those whose plain insert hit another unique key.
+func (ins *inserter) insertApart(rows []reflect.Value) error {
+	err := ins.insertRetrying()
+	if !ins.otherKeyConflict(err) {
+		return err
+	}
+	stmt := ins.db.Statement
+	ins.release = true
+	for _, row := range rows {
+		ins.useRows([]reflect.Value{row})
+		ins.cur = []reflect.Value{row}
+		err := ins.insertRetrying()
+		if ins.otherKeyConflict(err) {
+			ins.up.apply(stmt)
+			ins.returnKeys()
+			err = ins.insertRetrying()
+			ins.up.remove(stmt)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // useRows makes the statement write rows (all of its rows for nil).
 func (ins *inserter) useRows(rows []reflect.Value) {
 	stmt := ins.db.Statement
-	ins.rows = rows
 	switch {
 	case rows == nil:
 		stmt.ReflectValue = ins.all
@@ -125,34 +131,34 @@ func (ins *inserter) useRows(rows []reflect.Value) {
 	}
 }
 
-// targetsKey reports whether an upsert clause applies only to conflicts on
-// the primary key, so that a fresh row never needs it. MySQL's ON DUPLICATE
-// KEY UPDATE applies to every unique key.
-func (ins *inserter) targetsKey(oc clause.OnConflict) bool {
-	s := ins.db.Statement.Schema
-	if ins.db.Dialector.Name() == dialectMySQL || oc.OnConstraint != "" {
+// targetsFilled reports whether the upsert clause applies only to conflicts
+// on columns that include one AutoID filled, so that fresh rows never need
+// it. MySQL's ON DUPLICATE KEY UPDATE and INSERT modifiers (IGNORE, OR
+// REPLACE) apply to every unique key.
+func (ins *inserter) targetsFilled() bool {
+	oc, ok := ins.up.onConflict()
+	if !ok || ins.up.insert != nil || ins.db.Dialector.Name() == dialectMySQL || oc.OnConstraint != "" {
 		return false
 	}
-	if len(oc.Columns) == 0 {
-		return oc.UpdateAll // GORM aims UpdateAll without columns at the key
-	}
-	if len(oc.Columns) != len(s.PrimaryFieldDBNames) {
-		return false
-	}
-	for _, col := range oc.Columns {
-		if !slices.Contains(s.PrimaryFieldDBNames, col.Name) {
+	target := oc.Columns
+	if len(target) == 0 {
+		if !oc.UpdateAll {
 			return false
 		}
+		target = keyColumns(ins.db.Statement) // GORM aims UpdateAll without columns at the key
 	}
-	return true
+	return slices.ContainsFunc(target, func(c clause.Column) bool { return slices.Contains(ins.filled, c.Name) })
 }
 
-// insertRetrying inserts the current rows, and again with new keys after a
-// collision on the primary key.
+// insertRetrying inserts the current rows, and again with new values after
+// a collision on a unique key that includes a filled column.
 func (ins *inserter) insertRetrying() error {
 	for attempt := 0; ; attempt++ {
-		err := ins.exec(true)
-		if err == nil || ins.retries() < 0 || attempt == ins.retries() || !keyCollision(ins.db, err) {
+		err := ins.exec(ins.retries() >= 0 || !ins.up.none())
+		if err == nil || ins.retries() < 0 || attempt == ins.retries() {
+			return err
+		}
+		if fresh, known := ins.classify(err); !known || !fresh {
 			return err
 		}
 		if err := ins.redraw(); err != nil {
@@ -161,15 +167,22 @@ func (ins *inserter) insertRetrying() error {
 	}
 }
 
-// redraw gives the current rows new keys and runs their BeforeSave and
+// otherKeyConflict reports whether err is a unique violation on a key that
+// includes no filled column, which the caller's upsert clause may cover. A
+// fresh value that stays taken after the retries never reaches the clause.
+func (ins *inserter) otherKeyConflict(err error) bool {
+	if err == nil {
+		return false
+	}
+	fresh, known := ins.classify(err)
+	return known && !fresh
+}
+
+// redraw gives the current rows new values and runs their BeforeSave and
 // BeforeCreate hooks again.
 func (ins *inserter) redraw() error {
-	rows := ins.rows
-	if rows == nil {
-		rows = ins.st.fresh
-	}
-	only := make(map[uintptr]bool, len(rows))
-	for _, r := range rows {
+	only := make(map[uintptr]bool, len(ins.cur))
+	for _, r := range ins.cur {
 		only[r.Addr().Pointer()] = true
 	}
 	if err := ins.draw(ins.st.columns, only); err != nil {
@@ -177,11 +190,6 @@ func (ins *inserter) redraw() error {
 	}
 	if ins.db.Statement.SkipHooks {
 		return nil
-	}
-	if ins.rows == nil && len(ins.st.kept) > 0 {
-		// Only the rows with new keys run their hooks again.
-		ins.useRows(rows)
-		defer ins.useRows(nil)
 	}
 	callbacks.BeforeCreate(ins.db)
 	err := ins.db.Error
@@ -191,18 +199,21 @@ func (ins *inserter) redraw() error {
 
 // exec runs gorm:create once on the current rows. When a failure is to be
 // followed by more statements (a retry, or the upsert of a row whose plain
-// insert hit another key) on PostgreSQL in a transaction, a single row in the
-// transaction GORM began for it is inserted with ON CONFLICT on its key DO
-// NOTHING, and other rows run under a savepoint, so that a failed INSERT
-// leaves the transaction usable.
+// insert hit another key) on PostgreSQL in a transaction, a single row of a
+// Create without an upsert clause in the transaction GORM began for it is
+// inserted with ON CONFLICT on its key DO NOTHING (where no trigger may keep
+// the row out, so that storing nothing means the key is taken), and other
+// rows run under a savepoint, so that a failed INSERT leaves the
+// transaction usable.
 func (ins *inserter) exec(guard bool) error {
 	db := ins.db
 	stmt := db.Statement
 	_, inTx := stmt.ConnPool.(gorm.TxCommitter)
 	pg := guard && inTx && db.Dialector.Name() == dialectPostgres
-	_, hasClause := stmt.Clauses["ON CONFLICT"]
-	skipIfTaken := pg && !ins.st.callerTx && !ins.release && !hasClause &&
-		stmt.ReflectValue.Kind() == reflect.Struct && len(ins.st.fresh) == 1
+	skipIfTaken := pg && !ins.st.callerTx && ins.up.none() &&
+		ins.all.Kind() == reflect.Struct && slices.ContainsFunc(ins.filled, func(c string) bool {
+		return slices.Contains(stmt.Schema.PrimaryFieldDBNames, c)
+	}) && !mayDropRows(db)
 	savepoint := pg && !skipIfTaken
 	if skipIfTaken {
 		defer delete(stmt.Clauses, "ON CONFLICT")
@@ -215,11 +226,7 @@ func (ins *inserter) exec(guard bool) error {
 		}
 		ins.savepoint = true
 	}
-	stmt.SQL.Reset()
-	stmt.Vars = nil
-	ins.create(db)
-	err := db.Error
-	db.Error = nil
+	err := ins.createOnce()
 	switch {
 	case err == nil && skipIfTaken && db.RowsAffected == 0:
 		return ErrKeyTaken
@@ -241,6 +248,52 @@ func (ins *inserter) exec(guard bool) error {
 	}
 	ins.rowsAffected += db.RowsAffected
 	return nil
+}
+
+// createOnce runs gorm:create and returns its error as the driver made it:
+// with gorm.Config.TranslateError, GORM would replace it by one that no
+// longer names the key; AutoID's caller translates the final error.
+func (ins *inserter) createOnce() error {
+	db := ins.db
+	stmt := db.Statement
+	stmt.SQL.Reset()
+	stmt.Vars = nil
+	if cfg := db.Config; cfg.TranslateError {
+		raw := *cfg
+		raw.TranslateError = false
+		db.Config = &raw
+		defer func() { db.Config = cfg }()
+	}
+	ins.create(db)
+	err := db.Error
+	db.Error = nil
+	return err
+}
+
+// rowTriggers caches, by table, whether PostgreSQL runs a BEFORE INSERT row
+// trigger for it or a table under it, which may keep a row out as a
+// conflict would (RETURN NULL).
+var rowTriggers sync.Map
+
+// mayDropRows reports whether an insert into the statement's table may
+// store nothing without a conflict; true when the catalog cannot say.
+func mayDropRows(db *gorm.DB) bool {
+	table := db.Statement.Table
+	if v, ok := rowTriggers.Load(table); ok {
+		return v.(bool)
+	}
+	var found bool
+	err := db.Session(&gorm.Session{NewDB: true, SkipHooks: true}).Raw(`
+		WITH RECURSIVE t(oid) AS (
+			SELECT to_regclass(?)::oid
+			UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid)
+		SELECT EXISTS (SELECT FROM pg_catalog.pg_trigger g JOIN t ON g.tgrelid = t.oid
+			WHERE NOT g.tgisinternal AND g.tgtype & 7 = 7)`, db.Statement.Quote(table)).Scan(&found).Error
+	if err != nil {
+		return true
+	}
+	rowTriggers.Store(table, found)
+	return found
 }
 
 // returnKeys makes an INSERT return the primary key, which GORM writes into
@@ -291,4 +344,55 @@ func execSQL(db *gorm.DB, sql string) error {
 		return fmt.Errorf("gormtype: %s: %w", sql, err)
 	}
 	return nil
+}
+
+// upsert is a statement's upsert clauses: ON CONFLICT (ON DUPLICATE KEY
+// UPDATE on MySQL), and an INSERT modifier such as IGNORE or OR REPLACE.
+type upsert struct {
+	conflict *clause.Clause
+	insert   *clause.Clause // only when it has a modifier
+}
+
+// takeUpsert removes the statement's upsert clauses and returns them.
+func takeUpsert(stmt *gorm.Statement) upsert {
+	var u upsert
+	if c, ok := stmt.Clauses["ON CONFLICT"]; ok {
+		u.conflict = &c
+	}
+	if c, ok := stmt.Clauses["INSERT"]; ok {
+		if in, _ := c.Expression.(clause.Insert); in.Modifier != "" {
+			u.insert = &c
+		}
+	}
+	u.remove(stmt)
+	return u
+}
+
+func (u upsert) none() bool { return u.conflict == nil && u.insert == nil }
+
+func (u upsert) onConflict() (clause.OnConflict, bool) {
+	if u.conflict == nil {
+		return clause.OnConflict{}, false
+	}
+	oc, ok := u.conflict.Expression.(clause.OnConflict)
+	return oc, ok
+}
+
+// remove leaves the statement a plain INSERT.
+func (u upsert) remove(stmt *gorm.Statement) {
+	delete(stmt.Clauses, "ON CONFLICT")
+	if u.insert != nil {
+		in, _ := u.insert.Expression.(clause.Insert)
+		stmt.Clauses["INSERT"] = clause.Clause{Name: "INSERT", Expression: clause.Insert{Table: in.Table}}
+	}
+}
+
+// apply gives the statement its upsert clauses back.
+func (u upsert) apply(stmt *gorm.Statement) {
+	if u.conflict != nil {
+		stmt.Clauses["ON CONFLICT"] = *u.conflict
+	}
+	if u.insert != nil {
+		stmt.Clauses["INSERT"] = *u.insert
+	}
 }
