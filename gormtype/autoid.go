@@ -59,8 +59,8 @@ const (
 //     gorm.Config.TranslateError is set).
 //
 // AutoID reads which key a violation hit from the errors of pgx (which
-// gorm.io/driver/postgres uses), go-sql-driver/mysql and SQLite; other
-// drivers' unique violations are returned without a retry. Rows written
+// gorm.io/driver/postgres uses), go-sql-driver/mysql and SQLite; a
+// violation it cannot read is returned without a retry. Rows written
 // earlier in the same transaction are kept through a retry. One case ends
 // in an error instead: in the transaction GORM opens for a single-row
 // Create on PostgreSQL under REPEATABLE READ or SERIALIZABLE, when the row

@@ -454,3 +454,39 @@ func TestGormEdgeConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestGormEdgeTranslatedOtherKey: with TranslateError a violation of
+// another unique key reaches the caller translated, after one draw.
+func TestGormEdgeTranslatedOtherKey(t *testing.T) {
+	for _, d := range edgeDialects {
+		t.Run(d, func(t *testing.T) {
+			src := &takenFirst{}
+			db := edgeOpen(t, d, &gorm.Config{TranslateError: true}, gormtype.AutoID{GenerateHUID: src.generate})
+			edgeReset(t, db, &colAccount{})
+			seedAccount(t, db, "dup@x")
+			src.next()
+			err := db.Create(&colAccount{Email: "dup@x"}).Error
+			if !errors.Is(err, gorm.ErrDuplicatedKey) || src.draws != 1 {
+				t.Errorf("duplicate email: %v after %d draws; want gorm.ErrDuplicatedKey after 1", err, src.draws)
+			}
+		})
+	}
+}
+
+// TestGormEdgeUnknownDriver: a driver whose errors AutoID cannot read
+// (lib/pq under gorm.io/driver/postgres) gets its unique violation back
+// without a retry, and the other row is untouched.
+func TestGormEdgeUnknownDriver(t *testing.T) {
+	src := &takenFirst{}
+	db := openGorm(t, postgres.New(postgres.Config{DriverName: "postgres", DSN: pgtest.URL(t)}), &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
+	edgeReset(t, db, &colAccount{})
+	taken := seedAccount(t, db, "taken@x")
+	err := db.Transaction(func(tx *gorm.DB) error {
+		src.next(taken.ID)
+		return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&[]colAccount{{Email: "a@x"}, {Email: "b@x"}}).Error
+	})
+	if err == nil || !isUniqueViolation(err) || src.draws != 2 {
+		t.Errorf("batch through lib/pq with a taken key: %v after %d draws; want the unique violation after 2", err, src.draws)
+	}
+	checkAccount(t, db, taken)
+}
