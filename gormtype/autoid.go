@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 
 	"gorm.io/gorm"
@@ -181,9 +180,10 @@ func (a AutoID) fill(db *gorm.DB) {
 		stmt.Settings.Store(stateKey{stmt}, st)
 	}
 	columns := make([]filledColumn, len(fields))
-	groupOf := map[string]int{}
+	groupOf := map[string]int{} // by the set of filled fields, one byte each
+	set := make([]byte, len(fields))
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
-		var filled []string
+		clear(set)
 		for i, f := range fields {
 			p, ok := zeroField(stmt, f, row)
 			if !ok {
@@ -192,14 +192,13 @@ func (a AutoID) fill(db *gorm.DB) {
 			columns[i].name = f.DBName
 			columns[i].rows = append(columns[i].rows, row.Addr().Pointer())
 			columns[i].ptrs = append(columns[i].ptrs, p)
-			filled = append(filled, f.DBName)
+			set[i] = 1
 		}
-		key := strings.Join(filled, ",")
-		g, ok := groupOf[key]
+		g, ok := groupOf[string(set)]
 		if !ok {
 			g = len(st.groups)
-			groupOf[key] = g
-			st.groups = append(st.groups, rowGroup{filled: filled})
+			groupOf[string(set)] = g
+			st.groups = append(st.groups, rowGroup{filled: filledNames(fields, set)})
 		}
 		st.groups[g].rows = append(st.groups[g].rows, row)
 	})
@@ -207,6 +206,17 @@ func (a AutoID) fill(db *gorm.DB) {
 	if err := a.draw(st.columns, nil); err != nil {
 		db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err))
 	}
+}
+
+// filledNames returns the columns of the fields in set.
+func filledNames(fields []*schema.Field, set []byte) []string {
+	var names []string
+	for i, f := range fields {
+		if set[i] != 0 {
+			names = append(names, f.DBName)
+		}
+	}
+	return names
 }
 
 // filledAny reports whether AutoID filled a field of the statement.
