@@ -218,7 +218,6 @@ func (ins *inserter) exec(guard bool) error {
 	if skipIfTaken {
 		defer delete(stmt.Clauses, "ON CONFLICT")
 		stmt.AddClause(clause.OnConflict{Columns: keyColumns(stmt), DoNothing: true})
-		ins.returnKeys()
 	}
 	if savepoint && !ins.savepoint {
 		if err := execSQL(db, "SAVEPOINT "+savepointName); err != nil {
