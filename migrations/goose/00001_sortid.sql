@@ -90,48 +90,73 @@ COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: ra
 -- HUID
 ------------------------------------------------------------------------------------------
 
--- huid_generate returns a new HUID from the clock (window 2026-01-01T00:00:00.000Z ..
--- 2165-05-15T07:35:11.103Z, both edges valid; outside it raises SQLSTATE 22008) and 21
--- random bits taken from gen_random_uuid() (a CSPRNG; random() is never used).
--- Dedupe: the session remembers the last value it returned (GUC sortid.huid_last). Unless
--- that value lies more than a millisecond ahead of the clock, the result is
--- GREATEST(fresh, last + 1 + jitter), jitter in [0, 127] from the microsecond clock
--- (a remembered value from an earlier millisecond loses to the fresh one):
--- the first HUID of a millisecond has uniformly random low bits, later ones of the same
--- millisecond are strictly increasing, so a session never repeats a value within a
--- millisecond (and, at PostgreSQL speeds, never overflows the 2^21 values of a
--- millisecond; if it did, the step carries into the next one). The jitter matters after
--- a failed statement: its rollback also undoes the remembered value, so without it a
--- retry in the same millisecond would compute the very value that just collided. If
--- the clock steps back by more than a millisecond the remembered value is ignored.
--- The fresh value and the dedupe check read the clock separately, and the backend can
--- be descheduled between the two reads for milliseconds; the check has no lower bound,
--- so however far the second read runs ahead of the first, the result still exceeds the
--- remembered value. Without a clock step back, a session's values strictly increase.
--- Different sessions can still collide (21 random bits per ms): treat a unique
--- violation as retryable. Inlinable LANGUAGE sql; PARALLEL UNSAFE because of set_config.
--- The window check and the value read the clock separately; they can only disagree
--- within microseconds of a window edge, and the value is clamped to the window then.
+-- sortid_huid_mix maps a session position v (millisecond << 21 | counter) to the HUID
+-- of that millisecond whose low 21 bits are a keyed permutation of the counter: a
+-- 4-round Feistel network on 10 + 11 bits, each round hashing one half with a seed of
+-- the session key and the millisecond, so distinct counters give distinct tails and
+-- every millisecond gets an unrelated permutation. PL/pgSQL only because its
+-- parameters bind v and k once (a LANGUAGE sql body would re-evaluate the expression
+-- behind v at every use); it is parsed at run time, so every function and operator is
+-- pg_catalog-qualified instead of paying for a SET search_path clause.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION sortid_huid_mix(v bigint, k bigint)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $sortid$
+DECLARE
+  s bigint := k OPERATOR(pg_catalog.#) (v OPERATOR(pg_catalog.>>) 21);
+  a bigint := ((v OPERATOR(pg_catalog.>>) 11) OPERATOR(pg_catalog.&) 1023::bigint)
+              OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(v OPERATOR(pg_catalog.&) 2047::bigint, s) OPERATOR(pg_catalog.&) 1023::bigint);
+  b bigint := (v OPERATOR(pg_catalog.&) 2047::bigint)
+              OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(a OPERATOR(pg_catalog.|) 4096::bigint, s) OPERATOR(pg_catalog.&) 2047::bigint);
+BEGIN
+  a := a OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(b OPERATOR(pg_catalog.|) 8192::bigint, s) OPERATOR(pg_catalog.&) 1023::bigint);
+  RETURN (v OPERATOR(pg_catalog.&) (-2097152)::bigint) OPERATOR(pg_catalog.|) (a OPERATOR(pg_catalog.<<) 11)
+         OPERATOR(pg_catalog.|) (b OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(a OPERATOR(pg_catalog.|) 12288::bigint, s) OPERATOR(pg_catalog.&) 2047::bigint));
+END
+$sortid$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of session position v (ms << 21 | counter) under key k; a bijection on the low 21 bits.';
+-- +goose StatementEnd
+
+-- huid_generate returns a new HUID from the clock; outside the HUID window
+-- (2026-01-01T00:00:00.000Z .. 2165-05-15T07:35:11.103Z, both edges valid) it raises
+-- SQLSTATE 22008.
+-- The 21 low bits of one session's HUIDs within a millisecond are distinct and, taken
+-- together, a uniform sample without replacement: the session keeps a position
+-- v = ms << 21 | counter in the setting sortid.huid_state and returns
+-- sortid_huid_mix(v, key), a keyed permutation of the counter. The key is 64 CSPRNG
+-- bits (gen_random_uuid()) drawn on the session's first call and kept in
+-- sortid.huid_key, so later calls need no CSPRNG draw. The next position is
+-- GREATEST(v + 1, clock in units of 2^-21 ms): settings roll back with a failed
+-- (sub)transaction, but the clock does not, so positions handed out before a rollback
+-- lie more than a microsecond in the past and are not handed out again (a session whose
+-- very first transaction rolls back also loses its key and draws a new one). A
+-- session's values therefore strictly increase by millisecond; if the clock steps back,
+-- the session keeps counting in its last millisecond until the clock catches up, so its
+-- HUIDs stay unique and ordered but carry a later time than the clock.
+-- Different sessions draw independently: collisions between them follow the birthday
+-- bound of 2^21 values per millisecond; treat a unique violation as retryable.
+-- The window check and the position read the clock separately; they can only disagree
+-- within a microsecond of the 2165 edge, where the position is clamped to the window.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION huid_generate()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN CASE
-  WHEN (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint - 1767225600000) >> 42 = 0
-  THEN pg_catalog.set_config('sortid.huid_last',
-         GREATEST(
-           (LEAST(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
-                  - 1767225600000, 4398046511103) << 21)
-           | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151),
-           CASE
-             WHEN (NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
-                  - (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
-                     - 1767225600000) <= 1
-             THEN NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint + 1
-                  + (pg_catalog.date_part('microseconds', pg_catalog.clock_timestamp())::bigint & 127)
-             ELSE 0
-           END
-         )::pg_catalog.text, false)::bigint
+  WHEN pg_catalog.clock_timestamp() >= TIMESTAMPTZ '2026-01-01 00:00:00+00'
+   AND pg_catalog.clock_timestamp() < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
+  THEN sortid_huid_mix(
+         pg_catalog.set_config('sortid.huid_state',
+           GREATEST(NULLIF(pg_catalog.current_setting('sortid.huid_state', true), '')::bigint + 1,
+                    LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) - 1767225600) * 2097152000,
+                          9223372036854774784)::bigint)::pg_catalog.text, false)::bigint,
+         COALESCE(NULLIF(pg_catalog.current_setting('sortid.huid_key', true), '')::bigint,
+                  pg_catalog.set_config('sortid.huid_key',
+                    ('x' || pg_catalog.translate(pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 18), '-', ''))
+                      ::bit(64)::bigint::pg_catalog.text, false)::bigint))
   ELSE sortid_raise('22008',
          'huid_generate: clock ' || pg_catalog.clock_timestamp()::pg_catalog.text
          || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
@@ -140,7 +165,7 @@ END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp() and 21 CSPRNG bits; never repeats a value within one session and millisecond; errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
+COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp(); within a session and millisecond the 21 low bits are distinct and uniformly distributed (a keyed permutation of a per-session counter), also after a rollback; other sessions collide at the birthday bound; errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
 -- +goose StatementEnd
 
 -- huid_generate_at returns a HUID for the given time (for backfills) with fresh random
@@ -505,7 +530,7 @@ COMMENT ON FUNCTION scru128_max_bytea(pg_catalog.timestamptz) IS 'sortid: scru12
 -- sortid 0001 down: drops everything 0001_sortid.up.sql created, dependents first.
 -- Without CASCADE: if a table still uses the huid domain or a column default / index /
 -- generated column uses one of these functions, the drop fails instead of touching data.
--- The session GUCs sortid.huid_last / sortid.scru128_state are not objects; they vanish
+-- The session settings sortid.huid_state, sortid.huid_key and sortid.scru128_state are not objects; they vanish
 -- with the session.
 
 -- +goose StatementBegin
@@ -574,6 +599,10 @@ DROP FUNCTION IF EXISTS huid_generate_at(pg_catalog.timestamptz);
 
 -- +goose StatementBegin
 DROP FUNCTION IF EXISTS huid_generate();
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+DROP FUNCTION IF EXISTS sortid_huid_mix(bigint, bigint);
 -- +goose StatementEnd
 
 -- +goose StatementBegin
