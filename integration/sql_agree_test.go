@@ -184,3 +184,21 @@ func TestSQLSCRU128TextAgreesWithGo(t *testing.T) {
 		t.Fatalf("%d rows for %d IDs (err %v)", i, len(ids), err)
 	}
 }
+
+// TestSQLUntypedLiteralsResolve: scru128_to_text and scru128_timestamp take an
+// untyped literal (a uuid written as text) and agree with the uuid variants.
+func TestSQLUntypedLiteralsResolve(t *testing.T) {
+	t.Parallel()
+	const u = "017fa1de-54ba-4a5b-bf6a-0c9cf97d98d0"
+	var text, typedText string
+	var ts, typedTS time.Time
+	err := pgtest.Conn(t).QueryRow(t.Context(), `SELECT scru128_to_text('`+u+`'), scru128_to_text('`+u+`'::uuid),
+		scru128_timestamp('`+u+`'), scru128_timestamp('`+u+`'::uuid)`).Scan(&text, &typedText, &ts, &typedTS)
+	if err != nil {
+		t.Fatalf("untyped literals: %v", err)
+	}
+	id := idtype.MustParseSCRU128(u)
+	if text != typedText || text != id.String() || !ts.Equal(typedTS) || !ts.Equal(id.Time()) {
+		t.Errorf("literal %s: text %s / %s (Go %s), time %v / %v (Go %v)", u, text, typedText, id.String(), ts, typedTS, id.Time())
+	}
+}

@@ -136,3 +136,46 @@ func TestSQLHUIDClockBehindState(t *testing.T) {
 			ahead, ahead>>huidTailBits, first, second, ahead>>huidTailBits)
 	}
 }
+
+// TestSQLSCRU128AfterRollback checks what the COMMENT of scru128_generate()
+// and the README say: after a rolled-back (sub)transaction the session state
+// is the one from before it, so the next ID can repeat a rolled-back ID's
+// timestamp and counter and sort before it, but it is never the same ID (the
+// 32 per-call random bits differ).
+func TestSQLSCRU128AfterRollback(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	ctx := t.Context()
+	_, err := conn.Exec(ctx, `
+		CREATE FUNCTION pg_temp.scru128_rollback_pairs(tries int, OUT rolled_back uuid, OUT after uuid)
+		RETURNS SETOF record LANGUAGE plpgsql AS $$
+		BEGIN
+		  PERFORM scru128_generate();
+		  FOR i IN 1..tries LOOP
+		    BEGIN
+		      rolled_back := scru128_generate();
+		      RAISE EXCEPTION 'roll back';
+		    EXCEPTION WHEN raise_exception THEN
+		      after := scru128_generate();
+		    END;
+		    RETURN NEXT;
+		  END LOOP;
+		END
+		$$`)
+	if err != nil {
+		t.Fatalf("create function: %v", err)
+	}
+	var tries, same, backwards int
+	err = conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE after = rolled_back),
+		count(*) FILTER (WHERE after < rolled_back) FROM pg_temp.scru128_rollback_pairs(2000)`).Scan(&tries, &same, &backwards)
+	if err != nil {
+		t.Fatalf("query: %v", err)
+	}
+	if tries != 2000 || same != 0 {
+		t.Fatalf("%d tries, %d repeated the rolled-back ID exactly; want 2000 and 0", tries, same)
+	}
+	if backwards == 0 {
+		t.Fatalf("no ID sorted before the rolled-back one in %d tries: the state survives rollbacks now; update the COMMENT of scru128_generate() and the README", tries)
+	}
+	t.Logf("%d of %d IDs after a rollback sort before the rolled-back ID", backwards, tries)
+}

@@ -26,6 +26,6 @@
 // Up and Down return the SQL text for other tools.
 //
 // Session state: huid_generate() and scru128_generate() keep per-session state in the
-// custom settings sortid.huid_last and sortid.scru128_state; see the comments in the
-// up migration for the exact generator rules.
+// custom settings sortid.huid_state, sortid.huid_key and sortid.scru128_state; see the
+// comments in the up migration for the exact generator rules.
 package migrations

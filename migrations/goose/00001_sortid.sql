@@ -4,49 +4,35 @@
 -- +goose Up
 -- sortid 0001: PostgreSQL functions for HUID (bigint) and SCRU128 v1.0.2 (uuid/bytea).
 --
--- Runs in whatever schema is first in the search_path at migration time (nothing
--- hard-codes "public"); needs PostgreSQL 15+ and no extension (gen_random_uuid() is core
--- since PostgreSQL 13; SQL-standard function bodies need PostgreSQL 14).
--- Safe to run twice: CREATE OR REPLACE everywhere, domain creation guarded.
+-- Needs PostgreSQL 15 or later and no extension. Runs in whatever schema is first in the
+-- search_path at migration time (nothing hard-codes "public"). Safe to run twice:
+-- CREATE OR REPLACE everywhere, domain creation guarded.
 --
--- search_path / hijacking:
---   * Every LANGUAGE sql function uses a SQL-standard body (RETURN expr). Such a body is
---     parsed once, at CREATE time, and stored as a tree of object OIDs, so the caller's
---     search_path is never consulted when it runs: shadowing gen_random_uuid,
---     clock_timestamp, date_part, ... in another schema has no effect, and calls between
---     sortid functions always reach the functions created here. No SET clause is needed,
---     so huid_generate() stays inlinable (a SET clause forbids inlining and costs a GUC
---     save/restore per call). Built-ins are still written pg_catalog.-qualified so that a
---     hostile search_path at migration time cannot capture them either.
---   * The two PL/pgSQL functions (scru128_generate, sortid_raise) are parsed at run time,
---     so they pin `SET search_path = pg_catalog, pg_temp`. For scru128_generate that
---     costs ~1.9 us of ~7.4 us per call (1M-call SELECT, PostgreSQL 15, 2 cores;
---     migrations/bench/run.sh prices it as bench_scru128_noset) and it still inserts at
---     ~0.6x the rows/s of gen_random_uuid(); the alternative, OPERATOR(pg_catalog.x)
---     on every operator, was judged too error-prone.
---
--- huid_generate() dedupes per session (see its comment) because that measured 1.29x
--- (SELECT count(f()), 1M rows) / 1.39x (count(DISTINCT f())) the cost of the
--- non-deduping expression, inside the 1.5x budget; without it a 1M-row INSERT ... SELECT
--- into a HUID primary key failed with a duplicate key in 3 of 3 runs.
+-- search_path / hijacking: every LANGUAGE sql function has a SQL-standard body (RETURN
+-- expr), parsed once at CREATE time and stored as object OIDs, so the caller's
+-- search_path never changes what it calls, and no SET clause is needed (a SET clause
+-- would forbid inlining huid_generate()). Built-ins are written pg_catalog-qualified so a
+-- hostile search_path at migration time cannot capture them either. PL/pgSQL bodies are
+-- parsed at run time: sortid_raise and scru128_generate pin
+-- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
+-- qualifies every function and operator instead.
 --
 -- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, message, model),
--- a VOLATILE PL/pgSQL helper. VOLATILE matters: the planner never pre-evaluates it, so a
--- CASE branch that is not taken never raises. Every message names the offending value.
+-- a VOLATILE PL/pgSQL helper: VOLATILE, so the planner never pre-evaluates it and a CASE
+-- branch not taken never raises. Every message names the offending value.
 --
--- Time: unix ms are floor()ed, also for negative epochs. Pure functions compute them
--- exactly with numeric EXTRACT on the UTC timestamp (date_part(text, timestamptz) is
--- only STABLE); generators use float8 date_part('epoch', clock_timestamp()) for speed,
--- which can read a clock value that lies exactly on a millisecond edge as the previous
--- millisecond (harmless for generation).
+-- Time: timestamptz arguments are instants; a literal without an offset, such as
+-- huid_min('2026-06-01'), is read in the session's TimeZone, so write UTC bounds with
+-- +00 (Go's HUIDRange takes instants too). Unix ms are floor()ed, also for negative
+-- epochs. Pure functions compute them exactly with numeric EXTRACT on the UTC timestamp
+-- (date_part(text, timestamptz) is only STABLE); generators use float8
+-- date_part('epoch', clock_timestamp()) for speed, which can read a clock value lying
+-- exactly on a millisecond edge as the previous millisecond (harmless for generation).
 --
--- Session state (per database session, custom GUCs set with set_config(..., false)):
---   sortid.huid_last      last value returned by huid_generate() in this session
---   sortid.scru128_state  "timestamp,counter,per_sec_random_hex,ts_last_sec"
--- A GUC set inside a transaction that rolls back reverts to its value before the
--- transaction, so IDs handed out by a rolled-back transaction may be followed by smaller
--- ones (SCRU128 IDs still differ in their 32 fresh random bits). Do not set these GUCs
--- yourself.
+-- Session state, in custom settings set with set_config(..., false); do not set them:
+--   sortid.huid_state, sortid.huid_key   huid_generate() (see its comment)
+--   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
+-- Settings changed in a (sub)transaction that rolls back revert with it.
 
 -- huid: domain for columns holding a HUID (a non-negative bigint).
 -- +goose StatementBegin
@@ -209,8 +195,10 @@ COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a
 -- +goose StatementEnd
 
 -- huid_min returns the smallest HUID of the millisecond containing ts (floor), so
--- `id BETWEEN huid_min(a) AND huid_max(b)` is a plain index range and
--- `FOR VALUES FROM (huid_min(a)) TO (huid_min(b))` a partition bound.
+-- `id BETWEEN huid_min(a) AND huid_max(b)` is a plain index range that includes b's
+-- millisecond, and `id >= huid_min(a) AND id < huid_min(b)` (like the partition bound
+-- `FOR VALUES FROM (huid_min(a)) TO (huid_min(b))`) excludes it, as Go's
+-- HUIDRange(a, b) does for whole-millisecond a and b.
 -- Raises SQLSTATE 22008 naming the time outside the HUID window.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION huid_min(ts pg_catalog.timestamptz)
@@ -230,7 +218,8 @@ END;
 COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID of the millisecond containing ts (for range scans and partition bounds); errors outside the HUID window.';
 -- +goose StatementEnd
 
--- huid_max returns the largest HUID of the millisecond containing ts (floor).
+-- huid_max returns the largest HUID of the millisecond containing ts (floor), that
+-- millisecond included.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION huid_max(ts pg_catalog.timestamptz)
 RETURNS bigint
@@ -267,6 +256,9 @@ COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of
 -- All random bits come from one gen_random_uuid() per call, never from its version and
 -- variant nibbles. Raises SQLSTATE 22008 rather than emit the reserved timestamps 0 and
 -- 2^44-1 (clock before 2020-01-01T00:00:00.001Z or after 2577-06-22T06:20:44.414Z).
+-- The state rolls back with a failed (sub)transaction, so the ID after a rollback can
+-- repeat the timestamp and counter of a rolled-back one and sort before it; it still
+-- differs in its 32 fresh random bits.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION scru128_generate()
 RETURNS pg_catalog.uuid
@@ -324,7 +316,7 @@ $sortid$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid; one generator per session (strictly ascending unless the clock steps back > 10 s); errors on reserved timestamps.';
+COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid; one generator per session, ascending unless the clock steps back > 10 s or a (sub)transaction that drew IDs rolls back (the state rolls back with it; the next ID then differs from the rolled-back ones but can sort before them); errors on reserved timestamps.';
 -- +goose StatementEnd
 
 -- scru128_timestamp returns the millisecond encoded in a SCRU128 ID (any 44-bit value,
@@ -493,6 +485,31 @@ END;
 COMMENT ON FUNCTION scru128_to_text(pg_catalog.bytea) IS 'sortid: 26-digit canonical text of a 16-byte SCRU128 ID; errors naming any other length.';
 -- +goose StatementEnd
 
+-- text variants: an untyped literal such as scru128_to_text('017fa1de-54ba-...') would
+-- otherwise match both the uuid and the bytea variant ("function is not unique"); text
+-- is the preferred type for a literal, and the text is read as a uuid.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.text)
+RETURNS pg_catalog.timestamptz
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN scru128_timestamp(id::pg_catalog.uuid);
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+COMMENT ON FUNCTION scru128_timestamp(pg_catalog.text) IS 'sortid: scru128_timestamp() of a uuid written as text (so untyped literals resolve).';
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.text)
+RETURNS pg_catalog.text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN scru128_to_text(id::pg_catalog.uuid);
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+COMMENT ON FUNCTION scru128_to_text(pg_catalog.text) IS 'sortid: scru128_to_text() of a uuid written as text (so untyped literals resolve).';
+-- +goose StatementEnd
+
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION scru128_from_text_bytea(s pg_catalog.text)
 RETURNS pg_catalog.bytea
@@ -581,6 +598,14 @@ DROP FUNCTION IF EXISTS scru128_min_bytea(pg_catalog.timestamptz);
 
 -- +goose StatementBegin
 DROP FUNCTION IF EXISTS scru128_from_text_bytea(pg_catalog.text);
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+DROP FUNCTION IF EXISTS scru128_to_text(pg_catalog.text);
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+DROP FUNCTION IF EXISTS scru128_timestamp(pg_catalog.text);
 -- +goose StatementEnd
 
 -- +goose StatementBegin

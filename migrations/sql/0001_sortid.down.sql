@@ -46,6 +46,10 @@ DROP FUNCTION IF EXISTS scru128_min_bytea(pg_catalog.timestamptz);
 
 DROP FUNCTION IF EXISTS scru128_from_text_bytea(pg_catalog.text);
 
+DROP FUNCTION IF EXISTS scru128_to_text(pg_catalog.text);
+
+DROP FUNCTION IF EXISTS scru128_timestamp(pg_catalog.text);
+
 DROP FUNCTION IF EXISTS scru128_to_text(pg_catalog.bytea);
 
 DROP FUNCTION IF EXISTS scru128_timestamp(pg_catalog.bytea);
