@@ -98,20 +98,7 @@ func TestSQLHUIDConcurrentCollisionsAtBirthdayBound(t *testing.T) {
 	if _, err := setup.Exec(ctx, `CREATE TABLE sql_huid_birthday (id bigint NOT NULL DEFAULT huid_generate(), conn int NOT NULL)`); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
-	errs := make([]error, conns)
-	var wg sync.WaitGroup
-	for c := range conns {
-		conn := pgtest.Conn(t)
-		wg.Go(func() {
-			_, errs[c] = conn.Exec(ctx, `INSERT INTO sql_huid_birthday (conn) SELECT $1 FROM generate_series(1, $2::int)`, c, perConn)
-		})
-	}
-	wg.Wait()
-	for c, err := range errs {
-		if err != nil {
-			t.Fatalf("connection %d: %v", c, err)
-		}
-	}
+	execConcurrently(t, conns, perConn, `INSERT INTO sql_huid_birthday (conn) SELECT $1 FROM generate_series(1, $2::int)`)
 	var rows, within, across int64
 	var expected float64
 	err := setup.QueryRow(ctx, `
@@ -132,6 +119,24 @@ func TestSQLHUIDConcurrentCollisionsAtBirthdayBound(t *testing.T) {
 		t.Errorf("%d duplicate pairs between sessions, birthday expectation %.1f ± %.1f", across, expected, slack)
 	}
 	t.Logf("%d duplicate pairs between sessions, birthday expectation %.1f", across, expected)
+}
+
+// execConcurrently runs stmt with the arguments (c, perConn) on conns
+// connections at once, c = 0 … conns-1, and fails the test on any error.
+func execConcurrently(t *testing.T, conns, perConn int, stmt string) {
+	t.Helper()
+	errs := make([]error, conns)
+	var wg sync.WaitGroup
+	for c := range conns {
+		conn := pgtest.Conn(t)
+		wg.Go(func() { _, errs[c] = conn.Exec(t.Context(), stmt, c, perConn) })
+	}
+	wg.Wait()
+	for c, err := range errs {
+		if err != nil {
+			t.Fatalf("connection %d: %v", c, err)
+		}
+	}
 }
 
 // queryInt64s returns the single bigint column of every row of query.
