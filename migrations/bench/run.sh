@@ -11,11 +11,8 @@
 #   * SELECT count(f()) FROM generate_series(1, 1000000).
 # It prints each round's ms, the median, and rows/s relative to gen_random_uuid()
 # (median uuid ms / median ms, so > 1 is faster).
-# Two generators exist only in the scratch database, to price designs not shipped:
-#   bench_huid_fresh()     huid_generate_at(clock_timestamp()): 21 fresh CSPRNG bits per
-#                          call, no session state (the spec's stateless algorithm);
-#   bench_huid_greatest()  the huid_generate() of sortid before issue 13, which
-#                          deduped with GREATEST(fresh, last + 1 + (us & 127)).
+# The bench_* generators exist only in the scratch database, to price designs not
+# shipped; designs.sql says what each one is.
 set -euo pipefail
 rounds=${1:-5}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,14 +22,14 @@ psql_base=(psql -X -v ON_ERROR_STOP=1 -q)
 trap '"${psql_base[@]}" -d "${PGDATABASE:-postgres}" -c "DROP DATABASE IF EXISTS $db"' EXIT
 P=("${psql_base[@]}" -d "$db")
 "${P[@]}" -f "$here/../sql/0001_sortid.up.sql"
-"${P[@]}" -f "$here/greatest.sql"
+"${P[@]}" -f "$here/designs.sql"
 "${P[@]}" <<'SQL'
-CREATE FUNCTION bench_huid_fresh() RETURNS bigint LANGUAGE sql VOLATILE PARALLEL SAFE
-RETURN huid_generate_at(pg_catalog.clock_timestamp());
 CREATE TABLE t_gen_random_uuid     (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), x int);
 CREATE TABLE t_huid_generate       (id bigint PRIMARY KEY DEFAULT huid_generate(), x int);
 CREATE TABLE t_bench_huid_fresh    (id bigint PRIMARY KEY DEFAULT bench_huid_fresh(), x int);
 CREATE TABLE t_bench_huid_greatest (id bigint PRIMARY KEY DEFAULT bench_huid_greatest(), x int);
+CREATE TABLE t_bench_huid_nomix    (id bigint PRIMARY KEY DEFAULT bench_huid_nomix(), x int);
+CREATE TABLE t_bench_huid_mixexpr  (id bigint PRIMARY KEY DEFAULT bench_huid_mixexpr(), x int);
 CREATE TABLE t_scru128_generate    (id uuid PRIMARY KEY DEFAULT scru128_generate(), x int);
 CREATE TABLE t_bigserial           (id bigserial PRIMARY KEY, x int);
 SQL
@@ -48,7 +45,7 @@ timed() {
 }
 
 declare -A res
-gens=(gen_random_uuid huid_generate bench_huid_fresh bench_huid_greatest scru128_generate)
+gens=(gen_random_uuid huid_generate bench_huid_fresh bench_huid_greatest bench_huid_nomix bench_huid_mixexpr scru128_generate)
 for ((r = 1; r <= rounds; r++)); do
   for f in "${gens[@]}" bigserial; do
     "${P[@]}" -c "TRUNCATE t_$f; CHECKPOINT"
