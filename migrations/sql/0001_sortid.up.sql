@@ -97,16 +97,16 @@ COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of
 -- The 21 low bits of one session's HUIDs within a millisecond are distinct and, taken
 -- together, a uniform sample without replacement: the session keeps a position
 -- v = ms << 21 | counter in the setting sortid.huid_state and returns
--- sortid_huid_mix(v, key), a keyed permutation of the counter. The key is 64 CSPRNG
--- bits (gen_random_uuid()) drawn on the session's first call and kept in
+-- sortid_huid_mix(v, key), a keyed permutation of the counter. The key is 60 CSPRNG
+-- bits (of a gen_random_uuid()) drawn on the session's first call and kept in
 -- sortid.huid_key, so later calls need no CSPRNG draw. The next position is
 -- GREATEST(v + 1, clock in units of 2^-21 ms): settings roll back with a failed
 -- (sub)transaction, but the clock does not, so positions handed out before a rollback
 -- lie more than a microsecond in the past and are not handed out again (a session whose
 -- very first transaction rolls back also loses its key and draws a new one). A
--- session's values therefore strictly increase by millisecond; if the clock steps back,
--- the session keeps counting in its last millisecond until the clock catches up, so its
--- HUIDs stay unique and ordered but carry a later time than the clock.
+-- session's HUIDs are therefore in non-decreasing millisecond order; if the clock steps
+-- back, the session keeps counting in its last millisecond until the clock catches up,
+-- so its HUIDs stay unique but carry a later time than the clock.
 -- Different sessions draw independently: collisions between them follow the birthday
 -- bound of 2^21 values per millisecond; treat a unique violation as retryable.
 -- The window check and the position read the clock separately; they can only disagree
