@@ -49,14 +49,18 @@ gens=(gen_random_uuid huid_generate bench_huid_fresh bench_huid_greatest bench_h
 for ((r = 1; r <= rounds; r++)); do
   for f in "${gens[@]}" bigserial; do
     "${P[@]}" -c "TRUNCATE t_$f; CHECKPOINT"
-    res["insert $f"]+="$(timed "INSERT INTO t_$f(x) SELECT g FROM generate_series(1, 1000000) g") "
+    ms=$(timed "INSERT INTO t_$f(x) SELECT g FROM generate_series(1, 1000000) g")
+    res["insert $f"]+="$ms "
+    echo "round $r: insert $f $ms" >&2
   done
   for f in "${gens[@]}"; do
-    res["select $f"]+="$(timed "SELECT count($f()) FROM generate_series(1, 1000000)") "
+    ms=$(timed "SELECT count($f()) FROM generate_series(1, 1000000)")
+    res["select $f"]+="$ms "
+    echo "round $r: select $f $ms" >&2
   done
 done
 
-median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+median() { tr ' ' '\n' | { grep -E '^[0-9.]+$' || true; } | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-30s %-10s %-8s %s\n' measurement median_ms vs_uuid rounds_ms
 for k in "${!res[@]}"; do
   m=$(median <<<"${res[$k]}")
