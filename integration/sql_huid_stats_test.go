@@ -46,8 +46,11 @@ func TestSQLHUIDTailsUniform(t *testing.T) {
 		x, y := float64(prev), float64(tail)
 		sx, sy, sxx, syy, sxy = sx+x, sy+y, sxx+x*x, syy+y*y, sxy+x*y
 	}
+	lo, hi := 1.0, 0.0
 	for b, c := range ones {
-		if f := float64(c) / n; math.Abs(f-0.5) > 0.005 {
+		f := float64(c) / n
+		lo, hi = min(lo, f), max(hi, f)
+		if math.Abs(f-0.5) > 0.005 {
 			t.Errorf("bit %d set in %.4f of the tails, want 0.5 ± 0.005", b, f)
 		}
 	}
@@ -65,7 +68,8 @@ func TestSQLHUIDTailsUniform(t *testing.T) {
 	if f := float64(smallSteps) / p; f > 0.001 {
 		t.Errorf("%.4f of same-millisecond pairs step by +1 … +128, want < 0.001 (uniform: 6e-5)", f)
 	}
-	t.Logf("%d same-millisecond pairs: %.4f rising, r = %.4f, %d small steps", pairs, float64(rising)/p, r, smallSteps)
+	t.Logf("bits set in %.4f … %.4f of the tails; %d same-millisecond pairs: %.4f rising, r = %.4f, %d small steps",
+		lo, hi, pairs, float64(rising)/p, r, smallSteps)
 }
 
 // TestSQLHUIDGenerateNeverRepeatsInSession draws a million HUIDs in one
