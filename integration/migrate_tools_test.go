@@ -1,11 +1,17 @@
 package integration_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,41 +53,52 @@ func TestMigrateWithTools(t *testing.T) {
 	if len(want) != n+len(domains) || !slices.Contains(want, domains[0]) || !slices.Contains(want, domains[1]) {
 		t.Fatalf("reference database holds %d objects, want %d functions and %v: %v", len(want), n, domains, want)
 	}
-	tools := map[string]func(t *testing.T, dbURL string, db *sql.DB) migrator{
+	tools := map[string]migratorFor{
 		"golang-migrate": golangMigrate,
 		"goose":          gooseMigrator,
 		"Apply":          applyMigrator,
 	}
+	eachTool(t, tools, func(t *testing.T, _ string, m migrator, db *sql.DB) {
+		ctx := t.Context()
+		steps := []struct {
+			name string
+			run  func(context.Context) error
+			want []string
+		}{
+			{"up", m.up, want},
+			{"up again", m.up, want},
+			{"down", m.down, nil},
+			{"up after down", m.up, want},
+		}
+		for _, step := range steps {
+			if err := step.run(ctx); err != nil {
+				t.Fatalf("%s: %v", step.name, err)
+			}
+			if got := sortidObjects(t, db); !slices.Equal(got, step.want) {
+				t.Fatalf("after %s: objects\n%v\nwant\n%v", step.name, got, step.want)
+			}
+		}
+		if m.versionTable != "" {
+			var n int
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+m.versionTable).Scan(&n); err != nil || n == 0 {
+				t.Errorf("version table %s: %d rows, %v", m.versionTable, n, err)
+			}
+		}
+	})
+}
+
+// migratorFor makes the migrator of one tool for one fresh database.
+type migratorFor func(t *testing.T, dbURL string, db *sql.DB) migrator
+
+// eachTool runs test, in parallel subtests named after the tools, on a fresh
+// database per tool.
+func eachTool(t *testing.T, tools map[string]migratorFor, test func(t *testing.T, name string, m migrator, db *sql.DB)) {
+	t.Helper()
 	for name, tool := range tools {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dbURL, db := freshDatabase(t)
-			m := tool(t, dbURL, db)
-			ctx := t.Context()
-			steps := []struct {
-				name string
-				run  func(context.Context) error
-				want []string
-			}{
-				{"up", m.up, want},
-				{"up again", m.up, want},
-				{"down", m.down, nil},
-				{"up after down", m.up, want},
-			}
-			for _, step := range steps {
-				if err := step.run(ctx); err != nil {
-					t.Fatalf("%s: %v", step.name, err)
-				}
-				if got := sortidObjects(t, db); !slices.Equal(got, step.want) {
-					t.Fatalf("after %s: objects\n%v\nwant\n%v", step.name, got, step.want)
-				}
-			}
-			if m.versionTable != "" {
-				var n int
-				if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+m.versionTable).Scan(&n); err != nil || n == 0 {
-					t.Errorf("version table %s: %d rows, %v", m.versionTable, n, err)
-				}
-			}
+			test(t, name, tool(t, dbURL, db), db)
 		})
 	}
 }
@@ -197,4 +214,110 @@ func sortidObjects(t *testing.T, db *sql.DB) []string {
 		t.Fatalf("list objects: %v", err)
 	}
 	return out
+}
+
+// TestMigrateDownInUseChangesNothing: while a table's column default uses
+// huid_generate() and a column has type huid, the down migration fails naming
+// them and leaves every sortid object in place, with
+// golang-migrate, goose, migrations.Down in one Exec, and `sortid sql down`
+// piped into psql (with and without ON_ERROR_STOP). Once the table is gone, it
+// drops everything. `sortid sql up` piped into psql twice succeeds.
+func TestMigrateDownInUseChangesNothing(t *testing.T) {
+	t.Parallel()
+	tools := map[string]migratorFor{
+		"golang-migrate":             golangMigrate,
+		"goose":                      gooseMigrator,
+		"Apply":                      applyMigrator,
+		"psql":                       psqlMigrator("-v", "ON_ERROR_STOP=1"),
+		"psql without ON_ERROR_STOP": psqlMigrator(),
+	}
+	eachTool(t, tools, func(t *testing.T, name string, m migrator, db *sql.DB) {
+		ctx := t.Context()
+		if err := m.up(ctx); err != nil {
+			t.Fatalf("up: %v", err)
+		}
+		if err := m.up(ctx); err != nil {
+			t.Fatalf("up again: %v", err)
+		}
+		want := sortidObjects(t, db)
+		if _, err := db.ExecContext(ctx, `CREATE TABLE in_use (id bigint DEFAULT huid_generate(), h huid)`); err != nil {
+			t.Fatalf("create table: %v", err)
+		}
+		err := m.down(ctx)
+		if err == nil || !strings.Contains(err.Error(), "still used by") || !strings.Contains(err.Error(), "table in_use") {
+			t.Errorf("down while in use: err %v, want one naming table in_use", err)
+		}
+		if got := sortidObjects(t, db); !slices.Equal(got, want) {
+			t.Fatalf("after the failed down: objects\n%v\nwant\n%v", got, want)
+		}
+		if _, err := db.ExecContext(ctx, `DROP TABLE in_use`); err != nil {
+			t.Fatalf("drop table: %v", err)
+		}
+		if name == "golang-migrate" {
+			return // a failed migration leaves golang-migrate's version table dirty until forced
+		}
+		if err := m.down(ctx); err != nil {
+			t.Fatalf("down: %v", err)
+		}
+		if got := sortidObjects(t, db); len(got) != 0 {
+			t.Fatalf("after down: objects %v, want none", got)
+		}
+	})
+}
+
+// psqlMigrator pipes `sortid sql up` / `sortid sql down` into psql with the
+// given extra flags; a run fails when psql exits non-zero or prints ERROR.
+func psqlMigrator(flags ...string) migratorFor {
+	return func(t *testing.T, dbURL string, _ *sql.DB) migrator {
+		t.Helper()
+		psql, err := exec.LookPath("psql")
+		if err != nil {
+			t.Skip("psql is not installed")
+		}
+		bin := sortidBinary(t)
+		run := func(ctx context.Context, direction string) error {
+			script, err := exec.CommandContext(ctx, bin, "sql", direction).Output()
+			if err != nil {
+				return fmt.Errorf("sortid sql %s: %w", direction, err)
+			}
+			cmd := exec.CommandContext(ctx, psql, append([]string{"-X", "-q", dbURL}, flags...)...)
+			cmd.Stdin = bytes.NewReader(script)
+			out, err := cmd.CombinedOutput()
+			if err != nil || bytes.Contains(out, []byte("ERROR")) {
+				return fmt.Errorf("psql (%v): %s", err, out)
+			}
+			return nil
+		}
+		return migrator{
+			up:   func(ctx context.Context) error { return run(ctx, "up") },
+			down: func(ctx context.Context) error { return run(ctx, "down") },
+		}
+	}
+}
+
+var sortidBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// sortidBinary builds cmd/sortid once per test run.
+func sortidBinary(t *testing.T) string {
+	t.Helper()
+	sortidBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sortid-bin-")
+		if err != nil {
+			sortidBin.err = err
+			return
+		}
+		sortidBin.path = filepath.Join(dir, "sortid")
+		out, err := exec.Command("go", "build", "-o", sortidBin.path, "github.com/sortid/sortid/cmd/sortid").CombinedOutput()
+		if err != nil {
+			sortidBin.err = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if sortidBin.err != nil {
+		t.Fatal(sortidBin.err)
+	}
+	return sortidBin.path
 }

@@ -184,3 +184,65 @@ func TestSQLSCRU128TextAgreesWithGo(t *testing.T) {
 		t.Fatalf("%d rows for %d IDs (err %v)", i, len(ids), err)
 	}
 }
+
+// TestSQLUntypedLiteralsResolve: scru128_to_text and scru128_timestamp take an
+// untyped literal (a uuid written as text) and agree with the uuid variants.
+func TestSQLUntypedLiteralsResolve(t *testing.T) {
+	t.Parallel()
+	const u = "017fa1de-54ba-4a5b-bf6a-0c9cf97d98d0"
+	var text, typedText string
+	var ts, typedTS time.Time
+	err := pgtest.Conn(t).QueryRow(t.Context(), `SELECT scru128_to_text('`+u+`'), scru128_to_text('`+u+`'::uuid),
+		scru128_timestamp('`+u+`'), scru128_timestamp('`+u+`'::uuid)`).Scan(&text, &typedText, &ts, &typedTS)
+	if err != nil {
+		t.Fatalf("untyped literals: %v", err)
+	}
+	id := idtype.MustParseSCRU128(u)
+	if text != typedText || text != id.String() || !ts.Equal(typedTS) || !ts.Equal(id.Time()) {
+		t.Errorf("literal %s: text %s / %s (Go %s), time %v / %v (Go %v)", u, text, typedText, id.String(), ts, typedTS, id.Time())
+	}
+}
+
+// TestSQLBoundsPairWithHUIDRange checks what the README and the SQL comments
+// say about bounds: a literal without an offset is read in the session's
+// TimeZone, one with +00 is UTC whatever the TimeZone; for whole-millisecond
+// bounds a and b, id >= huid_min(a) AND id < huid_min(b) is HUIDRange(a, b),
+// and BETWEEN huid_min(a) AND huid_max(b) includes b's millisecond, which is
+// HUIDRange(a, b + 1 ms).
+func TestSQLBoundsPairWithHUIDRange(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	if _, err := conn.Exec(t.Context(), "SET TimeZone = 'America/New_York'"); err != nil {
+		t.Fatal(err)
+	}
+	var local, utcMin, utcEnd, utcMax int64
+	err := conn.QueryRow(t.Context(), `SELECT huid_min('2026-06-01'), huid_min('2026-06-01+00'),
+		huid_min('2026-07-01+00'), huid_max('2026-07-01+00')`).Scan(&local, &utcMin, &utcEnd, &utcMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
+	localLo, _, err := idtype.HUIDRange(time.Date(2026, 6, 1, 0, 0, 0, 0, newYork), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, err := idtype.HUIDRange(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hiIncl, err := idtype.HUIDRange(a, b.Add(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local != int64(localLo) || local == utcMin {
+		t.Errorf("huid_min('2026-06-01') under New York time = %d, want New York midnight %d (not UTC's %d)", local, localLo, utcMin)
+	}
+	if utcMin != int64(lo) || utcEnd-1 != int64(hi) || utcMax != int64(hiIncl) {
+		t.Errorf("SQL huid_min(a) %d, huid_min(b)-1 %d, huid_max(b) %d; HUIDRange(a, b) %d..%d, HUIDRange(a, b+1ms) hi %d",
+			utcMin, utcEnd-1, utcMax, lo, hi, hiIncl)
+	}
+}

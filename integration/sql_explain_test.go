@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
@@ -43,5 +44,24 @@ func TestSQLTimeWindowUsesPrimaryKey(t *testing.T) {
 	}
 	if n != 61 { // seconds 43200..43260, both ends inclusive
 		t.Errorf("window holds %d rows, want 61", n)
+	}
+}
+
+// TestSQLHUIDGenerateInlined: the planner inlines huid_generate() (the plan
+// shows its body, calling sortid_huid_mix, not the function itself), so a
+// call costs no SQL-function invocation.
+func TestSQLHUIDGenerateInlined(t *testing.T) {
+	t.Parallel()
+	rows, err := pgtest.Conn(t).Query(t.Context(), `EXPLAIN (VERBOSE, FORMAT TEXT) SELECT huid_generate()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	if strings.Contains(plan, "huid_generate()") || !strings.Contains(plan, "sortid_huid_mix(") {
+		t.Errorf("huid_generate() is not inlined: %s", plan)
 	}
 }

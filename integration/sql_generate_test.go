@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -138,22 +137,9 @@ func TestSQLSCRU128ConcurrentDefault(t *testing.T) {
 		id uuid PRIMARY KEY DEFAULT scru128_generate(), conn int NOT NULL, seq int NOT NULL)`); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
-	errs := make([]error, conns)
-	var wg sync.WaitGroup
-	for c := range conns {
-		conn := pgtest.Conn(t)
-		wg.Go(func() {
-			// One INSERT per connection: the DEFAULT fires once per row, in seq order.
-			_, errs[c] = conn.Exec(ctx, `INSERT INTO sql_scru128_concurrent (conn, seq)
-				SELECT $1, g FROM generate_series(1, $2::int) g ORDER BY g`, c, perConn)
-		})
-	}
-	wg.Wait()
-	for c, err := range errs {
-		if err != nil {
-			t.Fatalf("connection %d: %v", c, err)
-		}
-	}
+	// One INSERT per connection: the DEFAULT fires once per row, in seq order.
+	execConcurrently(t, conns, perConn, `INSERT INTO sql_scru128_concurrent (conn, seq)
+		SELECT $1, g FROM generate_series(1, $2::int) g ORDER BY g`)
 	var rows, distinct, notAscending int
 	err := setup.QueryRow(ctx, `SELECT count(*), count(DISTINCT id), count(*) FILTER (WHERE id <= prev)
 		FROM (SELECT id, lag(id) OVER (PARTITION BY conn ORDER BY seq) AS prev FROM sql_scru128_concurrent) q`).

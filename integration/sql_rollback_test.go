@@ -6,88 +6,177 @@ import (
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
-// TestSQLHUIDRetryAfterRollbackDiffers checks that a statement retried after
-// a rollback in the same millisecond does not get the HUID it had before.
-// The rollback also undoes huid_generate()'s remembered last value, so a
-// dedupe that stepped by exactly 1 would hand out the colliding value again.
-func TestSQLHUIDRetryAfterRollbackDiffers(t *testing.T) {
+// TestSQLHUIDNoRepeatAfterRollback: HUIDs drawn in a subtransaction that is
+// rolled back (as a failed INSERT's are) are not handed out again by the
+// draws that follow in the same millisecond, although the rollback restores
+// huid_generate()'s session state; the test checks that it did.
+func TestSQLHUIDNoRepeatAfterRollback(t *testing.T) {
 	t.Parallel()
 	conn := pgtest.Conn(t)
 	ctx := t.Context()
-	// Each round remembers a last value in the next millisecond, so the
-	// dedupe branch is taken, then draws twice, each draw in a subtransaction
-	// that is rolled back as a failed INSERT would be.
+	// Variables keep their values across the rollback; settings do not.
 	_, err := conn.Exec(ctx, `
-		CREATE FUNCTION pg_temp.huid_after_rollback(rounds int, OUT last bigint, OUT v bigint)
+		CREATE FUNCTION pg_temp.huid_rollback_draws(rounds int, per int,
+		  OUT rolled_back bigint[], OUT after bigint[], OUT state_restored bool)
 		RETURNS SETOF record LANGUAGE plpgsql AS $$
+		DECLARE before text;
 		BEGIN
+		  PERFORM huid_generate();
 		  FOR i IN 1..rounds LOOP
-		    last := huid_min(clock_timestamp() + interval '1 millisecond') | 2000000;
-		    PERFORM set_config('sortid.huid_last', last::text, false);
-		    FOR j IN 1..2 LOOP
-		      BEGIN
-		        v := huid_generate();
-		        RAISE EXCEPTION 'roll back';
-		      EXCEPTION WHEN raise_exception THEN
-		        RETURN NEXT;
-		      END;
-		    END LOOP;
+		    before := current_setting('sortid.huid_state');
+		    rolled_back := '{}';
+		    BEGIN
+		      FOR j IN 1..per LOOP rolled_back := rolled_back || huid_generate(); END LOOP;
+		      RAISE EXCEPTION 'roll back';
+		    EXCEPTION WHEN raise_exception THEN
+		      state_restored := current_setting('sortid.huid_state') = before;
+		    END;
+		    after := '{}';
+		    FOR j IN 1..per LOOP after := after || huid_generate(); END LOOP;
+		    RETURN NEXT;
 		  END LOOP;
 		END
 		$$`)
 	if err != nil {
 		t.Fatalf("create function: %v", err)
 	}
-	rows, err := conn.Query(ctx, `SELECT last, v FROM pg_temp.huid_after_rollback(50)`)
+	rows, err := conn.Query(ctx, `SELECT rolled_back, after, state_restored FROM pg_temp.huid_rollback_draws(200, 20)`)
 	if err != nil {
 		t.Fatalf("query: %v", err)
 	}
 	defer rows.Close()
-	firsts := map[int64]int64{}
-	pairs, same := 0, 0
+	seen := map[int64]bool{}
+	rounds, sharedMs := 0, 0
 	for rows.Next() {
-		var last, v int64
-		if err := rows.Scan(&last, &v); err != nil {
+		var rolledBack, after []int64
+		var restored bool
+		if err := rows.Scan(&rolledBack, &after, &restored); err != nil {
 			t.Fatal(err)
 		}
-		if v <= last || v > last+128 {
-			continue // the millisecond moved on: this draw did not dedupe
+		if !restored {
+			t.Fatalf("round %d: the rollback did not restore sortid.huid_state; the test no longer tests a rollback", rounds)
 		}
-		first, seen := firsts[last]
-		if !seen {
-			firsts[last] = v
-			continue
+		msOfRolledBack := map[int64]bool{}
+		for _, v := range rolledBack {
+			msOfRolledBack[v>>huidTailBits] = true
 		}
-		pairs++
-		if first == v {
-			same++
+		if msOfRolledBack[after[0]>>huidTailBits] {
+			sharedMs++
 		}
+		for _, v := range append(rolledBack, after...) {
+			if seen[v] {
+				t.Fatalf("round %d: %d handed out twice (before and after a rollback)", rounds, v)
+			}
+			seen[v] = true
+		}
+		rounds++
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if pairs < 25 {
-		t.Fatalf("only %d of 50 rounds drew twice through the dedupe branch", pairs)
+	if rounds != 200 || sharedMs < 20 {
+		t.Fatalf("%d rounds, %d with a draw after the rollback in a rolled-back millisecond; want 200 and at least 20", rounds, sharedMs)
 	}
-	if same > 3 {
-		t.Fatalf("%d of %d retries after a rollback repeated the rolled-back HUID", same, pairs)
+	t.Logf("%d of %d rounds drew after the rollback in a rolled-back millisecond; no value repeated", sharedMs, rounds)
+}
+
+// TestSQLHUIDKeyPerSession: the session key is drawn on the first call and
+// kept; a rollback of the transaction that drew it discards it, and the next
+// call draws a new one.
+func TestSQLHUIDKeyPerSession(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	ctx := t.Context()
+	key := func() string {
+		t.Helper()
+		var k string
+		if err := conn.QueryRow(ctx, `SELECT current_setting('sortid.huid_key', true)`).Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec("BEGIN")
+	exec("SELECT huid_generate()")
+	first := key()
+	exec("ROLLBACK")
+	if k := key(); k != "" {
+		t.Fatalf("key %q survived the rollback of the transaction that drew it", k)
+	}
+	exec("SELECT huid_generate() FROM generate_series(1, 1000)")
+	second := key()
+	exec("SELECT huid_generate() FROM generate_series(1, 1000)")
+	if first == "" || second == "" || first == second || key() != second {
+		t.Fatalf("keys %q, then %q, then %q: want a new key after the rollback, then the same", first, second, key())
 	}
 }
 
-// TestSQLHUIDGenerateNeverRepeatsInSession draws a million HUIDs in one
-// statement, about a thousand per millisecond: huid_generate() must not
-// repeat a value within the session, also when a millisecond ticks between
-// its two clock readings.
-func TestSQLHUIDGenerateNeverRepeatsInSession(t *testing.T) {
+// TestSQLHUIDClockBehindState: when the clock is behind the session's last
+// position (it stepped back), huid_generate() keeps counting in the session's
+// last millisecond, so values stay ascending and unique.
+func TestSQLHUIDClockBehindState(t *testing.T) {
 	t.Parallel()
-	var total, distinct int64
-	err := pgtest.Conn(t).QueryRow(t.Context(),
-		`SELECT count(*), count(DISTINCT h) FROM (SELECT huid_generate() AS h FROM generate_series(1, 1000000)) q`).
-		Scan(&total, &distinct)
+	conn := pgtest.Conn(t)
+	var ahead, first, second int64
+	err := conn.QueryRow(t.Context(), `
+		SELECT set_config('sortid.huid_state', v::text, false)::bigint
+		FROM (SELECT huid_min(clock_timestamp() + interval '5 seconds') | 1000 AS v) q`).Scan(&ahead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total != 1_000_000 || distinct != total {
-		t.Fatalf("%d HUIDs, %d distinct: a session repeated itself", total, distinct)
+	if err := conn.QueryRow(t.Context(), `SELECT huid_generate(), huid_generate()`).Scan(&first, &second); err != nil {
+		t.Fatal(err)
 	}
+	if first>>huidTailBits != ahead>>huidTailBits || second>>huidTailBits != ahead>>huidTailBits || first == second {
+		t.Fatalf("state %d (ms %d) ahead of the clock: got %d, %d; want two distinct HUIDs of ms %d",
+			ahead, ahead>>huidTailBits, first, second, ahead>>huidTailBits)
+	}
+}
+
+// TestSQLSCRU128AfterRollback checks what the COMMENT of scru128_generate()
+// and the README say: after a rolled-back (sub)transaction the session state
+// is the one from before it, so the next ID can repeat a rolled-back ID's
+// timestamp and counter and sort before it, but it is never the same ID (the
+// 32 per-call random bits differ).
+func TestSQLSCRU128AfterRollback(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	ctx := t.Context()
+	_, err := conn.Exec(ctx, `
+		CREATE FUNCTION pg_temp.scru128_rollback_pairs(tries int, OUT rolled_back uuid, OUT after uuid)
+		RETURNS SETOF record LANGUAGE plpgsql AS $$
+		BEGIN
+		  PERFORM scru128_generate();
+		  FOR i IN 1..tries LOOP
+		    BEGIN
+		      rolled_back := scru128_generate();
+		      RAISE EXCEPTION 'roll back';
+		    EXCEPTION WHEN raise_exception THEN
+		      after := scru128_generate();
+		    END;
+		    RETURN NEXT;
+		  END LOOP;
+		END
+		$$`)
+	if err != nil {
+		t.Fatalf("create function: %v", err)
+	}
+	var tries, same, backwards int
+	err = conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE after = rolled_back),
+		count(*) FILTER (WHERE after < rolled_back) FROM pg_temp.scru128_rollback_pairs(2000)`).Scan(&tries, &same, &backwards)
+	if err != nil {
+		t.Fatalf("query: %v", err)
+	}
+	if tries != 2000 || same != 0 {
+		t.Fatalf("%d tries, %d repeated the rolled-back ID exactly; want 2000 and 0", tries, same)
+	}
+	if backwards == 0 {
+		t.Fatalf("no ID sorted before the rolled-back one in %d tries: the state survives rollbacks now; update the COMMENT of scru128_generate() and the README", tries)
+	}
+	t.Logf("%d of %d IDs after a rollback sort before the rolled-back ID", backwards, tries)
 }

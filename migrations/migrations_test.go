@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"errors"
+	"flag"
 	"io/fs"
 	"os"
 	"path"
@@ -9,34 +10,37 @@ import (
 	"testing"
 )
 
-func TestGooseCopyDoesNotDrift(t *testing.T) {
+var update = flag.Bool("update", false, "rewrite goose/*.sql from sql/*.sql")
+
+// TestGooseGolden: goose/NNNNN_name.sql is what gooseSource makes of the
+// canonical pair; -update writes it.
+func TestGooseGolden(t *testing.T) {
 	t.Parallel()
-	ms, err := Migrations()
+	ms, err := all()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]bool{}
 	for _, m := range ms {
-		name := GooseName(m)
+		name := gooseName(m)
 		want[name] = true
-		src, err := GooseSource(m)
+		src, err := gooseSource(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := fs.ReadFile(GooseFS(), name)
-		if err != nil {
-			t.Fatalf("%s: %v (run go generate ./migrations)", name, err)
+		file := path.Join("goose", name)
+		if *update {
+			if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
 		}
-		if string(got) != src {
-			t.Errorf("goose/%s is stale: run go generate ./migrations", name)
-		}
-		// Also compare with the file on disk, which go:embed may lag behind in an
-		// editor session but not in CI.
-		if disk, err := os.ReadFile(path.Join("goose", name)); err == nil && string(disk) != src {
-			t.Errorf("goose/%s on disk is stale: run go generate ./migrations", name)
+		disk, err := os.ReadFile(file)
+		if err != nil || string(disk) != src {
+			t.Errorf("%s is stale or missing (%v): run go test ./migrations -update", file, err)
 		}
 	}
-	entries, err := fs.ReadDir(GooseFS(), ".")
+	entries, err := os.ReadDir("goose")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +79,14 @@ func TestEveryUpHasDown(t *testing.T) {
 	if ups == 0 {
 		t.Fatal("no up migrations")
 	}
-	if _, err := Migrations(); err != nil {
+	if _, err := all(); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestUpDownOrdered(t *testing.T) {
 	t.Parallel()
-	ms, err := Migrations()
+	ms, err := all()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +118,7 @@ func TestCanonicalFileRules(t *testing.T) {
 	t.Parallel()
 	for _, m := range mustMigrations() {
 		for file, src := range map[string]string{m.UpFile: m.UpSQL, m.DownFile: m.DownSQL} {
-			stmts, err := SplitStatements(src)
+			stmts, err := splitStatements(src)
 			if err != nil {
 				t.Errorf("%s: %v", file, err)
 				continue
@@ -143,7 +147,7 @@ func TestSplitStatements(t *testing.T) {
 	src := "-- lead\n\nCREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $x$ BEGIN RETURN 1; END $x$;\n" +
 		"SELECT 'a;b', \"c;d\", $$;$$, /* ; /* nested ; */ */ 1;\n" +
 		"SELECT $1::int; -- trailing\n-- tail comment\n"
-	stmts, err := SplitStatements(src)
+	stmts, err := splitStatements(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,18 +164,18 @@ func TestSplitStatements(t *testing.T) {
 		t.Errorf("statement 2 = %q", stmts[2].SQL)
 	}
 	for _, bad := range []string{"SELECT 'x;", "SELECT $a$ x;", "SELECT 1; SELECT 2", "/* x", "-- +goose Up\nSELECT 1;"} {
-		if _, err := SplitStatements(bad); err == nil {
-			t.Errorf("SplitStatements(%q) = nil error", bad)
+		if _, err := splitStatements(bad); err == nil {
+			t.Errorf("splitStatements(%q) = nil error", bad)
 		}
 	}
-	if _, err := SplitStatements("CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;"); !errors.Is(err, errAtomic) {
+	if _, err := splitStatements("CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;"); !errors.Is(err, errAtomic) {
 		t.Errorf("BEGIN ATOMIC: err = %v", err)
 	}
 }
 
 func TestGooseFromUpDown(t *testing.T) {
 	t.Parallel()
-	got, err := GooseFromUpDown("hdr", "-- c\nSELECT 1;\nSELECT 2;\n", "SELECT 3;\n")
+	got, err := gooseFromUpDown("hdr", "-- c\nSELECT 1;\nSELECT 2;\n", "SELECT 3;\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +185,7 @@ func TestGooseFromUpDown(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if _, err := GooseFromUpDown("", "SELECT 1;", "  \n"); err == nil {
+	if _, err := gooseFromUpDown("", "SELECT 1;", "  \n"); err == nil {
 		t.Error("empty down: want error")
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Statement is one SQL statement of a migration file, as found by SplitStatements.
-type Statement struct {
+// statement is one SQL statement of a migration file, as found by splitStatements.
+type statement struct {
 	// Comment holds the comment lines and blank lines that precede the statement.
 	Comment string
 	// SQL is the statement text, ending with its terminating semicolon.
@@ -21,18 +21,18 @@ var (
 	errAtomic       = errors.New("migrations: BEGIN ATOMIC bodies are not supported; use RETURN or $$ bodies")
 )
 
-// SplitStatements splits PostgreSQL SQL text into statements at top-level semicolons.
+// splitStatements splits PostgreSQL SQL text into statements at top-level semicolons.
 // It understands single-quoted strings and double-quoted identifiers (a doubled quote
 // escapes itself), $tag$...$tag$ dollar quoting, -- line comments and nested block
 // comments. It does not understand backslash escapes in E-strings, and it rejects
 // BEGIN ATOMIC bodies; the sortid SQL uses neither. Comment and blank lines that
 // precede a statement are kept in its Comment field; text after the last semicolon
 // must be comments or whitespace.
-func SplitStatements(src string) ([]Statement, error) {
+func splitStatements(src string) ([]statement, error) {
 	if strings.Contains(src, "+goose") {
 		return nil, errAnnotation
 	}
-	var out []Statement
+	var out []statement
 	start := 0 // start of the current chunk (comment + statement)
 	i := 0
 	n := len(src)
@@ -131,8 +131,8 @@ func dollarTag(s string) (string, bool) {
 }
 
 // makeStatement separates the leading comment/blank lines of chunk from the statement.
-func makeStatement(chunk string) (Statement, error) {
-	var st Statement
+func makeStatement(chunk string) (statement, error) {
+	var st statement
 	rest := chunk
 	for rest != "" {
 		line, after, found := strings.Cut(rest, "\n")
@@ -168,13 +168,13 @@ func stripComments(s string) string {
 	return b.String()
 }
 
-// GooseFromUpDown converts a golang-migrate up/down pair into one goose migration:
+// gooseFromUpDown converts a golang-migrate up/down pair into one goose migration:
 // "-- +goose Up" and "-- +goose Down" sections in which every statement is wrapped in
 // "-- +goose StatementBegin" / "-- +goose StatementEnd", so that goose never splits a
 // function body at its inner semicolons. Comments preceding a statement are kept
 // outside its StatementBegin block. header, if not empty, is written first as comment
 // lines.
-func GooseFromUpDown(header, up, down string) (string, error) {
+func gooseFromUpDown(header, up, down string) (string, error) {
 	var b strings.Builder
 	for line := range strings.Lines(header) {
 		b.WriteString("-- ")
@@ -188,7 +188,7 @@ func GooseFromUpDown(header, up, down string) (string, error) {
 		{"-- +goose Up", up},
 		{"-- +goose Down", down},
 	} {
-		stmts, err := SplitStatements(part.src)
+		stmts, err := splitStatements(part.src)
 		if err != nil {
 			return "", err
 		}

@@ -511,15 +511,15 @@ func TestBinarySQL(t *testing.T) {
 		want     string
 		contains string
 	}{
-		{[]string{"sql"}, migrations.Up(), "huid_generate"},
-		{[]string{"sql", "up"}, migrations.Up(), "huid_generate"},
-		{[]string{"sql", "down"}, migrations.Down(), "DROP"},
+		{[]string{"sql"}, "BEGIN;\n" + migrations.Up() + "COMMIT;\n", "huid_generate"},
+		{[]string{"sql", "up"}, "BEGIN;\n" + migrations.Up() + "COMMIT;\n", "huid_generate"},
+		{[]string{"sql", "down"}, "BEGIN;\n" + migrations.Down() + "COMMIT;\n", "DROP"},
 	}
 	for _, tt := range tests {
 		r := runBinary(t, "", tt.args...)
 		r.mustSucceed(t, tt.args...)
 		if strings.TrimSuffix(r.stdout, "\n") != strings.TrimSuffix(tt.want, "\n") || !strings.HasSuffix(r.stdout, "\n") {
-			t.Errorf("sortid %q does not print the migration text with a final newline", tt.args)
+			t.Errorf("sortid %q does not print the migration text in BEGIN/COMMIT with a final newline", tt.args)
 		}
 		if !strings.Contains(r.stdout, tt.contains) {
 			t.Errorf("sortid %q output lacks %q", tt.args, tt.contains)

@@ -8,8 +8,11 @@ Print the PostgreSQL migration SQL (default: up), ready to pipe into psql:
 
   sortid sql up | psql -v ON_ERROR_STOP=1 "$DATABASE_URL"
 
-up creates the huid domain and the huid_* and scru128_* functions; it can be
-run twice. down removes them, and fails while a table still uses one.
+The SQL is one transaction (BEGIN ... COMMIT): when a statement fails, nothing
+changes. up creates the huid domain and the huid_* and scru128_* functions; it
+can be run twice. down removes them; while another object (a column, default,
+index, view, ...) still uses one, it fails naming those objects and drops
+nothing.
 `
 
 func runSQL(args []string, s streams) error {
@@ -35,5 +38,12 @@ func runSQL(args []string, s streams) error {
 	default:
 		return usagef("unknown direction %q; want up or down", direction)
 	}
-	return writeAll(s.stdout, text)
+	return writeAll(s.stdout, inTransaction(text))
+}
+
+// inTransaction wraps SQL in BEGIN/COMMIT, so that psql, which sends statements one
+// by one, applies all of them or none (after an error psql either stops, with
+// ON_ERROR_STOP, or sends the rest into the aborted transaction, whose COMMIT rolls back).
+func inTransaction(sql string) string {
+	return "BEGIN;\n" + sql + "COMMIT;\n"
 }

@@ -1,22 +1,20 @@
 #!/usr/bin/env bash
-# Benchmark of the sortid SQL functions against gen_random_uuid() and bigserial.
+# Benchmark of the sortid SQL generators against gen_random_uuid() and bigserial.
 #
-#   migrations/bench/run.sh [rounds]        (default 3 rounds, interleaved)
+#   migrations/bench/run.sh [rounds]        (default 5 rounds, interleaved)
 #
 # Connection: the usual libpq variables (PGHOST, PGPORT, PGUSER, PGDATABASE); the
 # script creates and drops a scratch database named sortid_bench_$$.
-# For every measurement it prints each round's time and the median, in ms:
-#   * SELECT count(f()) FROM generate_series(1, 1000000) per generator;
-#   * SELECT count(DISTINCT f()) ... for huid_generate and a non-deduping copy;
+# Every round runs, in turn, for each generator:
 #   * INSERT INTO t(x) SELECT g FROM generate_series(1, 1000000) g, t's PRIMARY KEY
-#     filled by DEFAULT huid_generate(), gen_random_uuid(), bigserial,
-#     scru128_generate(), and the non-deduping HUID copy (which may fail with a
-#     duplicate key: reported as FAIL).
-# bench_huid_plain() is huid_generate() without the per-session dedupe, and
-# bench_scru128_noset() is scru128_generate() without its SET search_path clause;
-# both exist only in the scratch database, to price those two design choices.
+#     filled by DEFAULT f() (a duplicate key is reported as FAIL);
+#   * SELECT count(f()) FROM generate_series(1, 1000000).
+# It prints each round's ms, the median, and rows/s relative to gen_random_uuid()
+# (median uuid ms / median ms, so > 1 is faster).
+# The bench_* generators exist only in the scratch database, to price designs not
+# shipped; designs.sql says what each one is.
 set -euo pipefail
-rounds=${1:-3}
+rounds=${1:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 db=sortid_bench_$$
 psql_base=(psql -X -v ON_ERROR_STOP=1 -q)
@@ -24,26 +22,16 @@ psql_base=(psql -X -v ON_ERROR_STOP=1 -q)
 trap '"${psql_base[@]}" -d "${PGDATABASE:-postgres}" -c "DROP DATABASE IF EXISTS $db"' EXIT
 P=("${psql_base[@]}" -d "$db")
 "${P[@]}" -f "$here/../sql/0001_sortid.up.sql"
+"${P[@]}" -f "$here/designs.sql"
 "${P[@]}" <<'SQL'
-CREATE FUNCTION bench_huid_plain() RETURNS bigint LANGUAGE sql VOLATILE PARALLEL SAFE
-RETURN CASE
-  WHEN pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint - 1767225600000
-       BETWEEN 0 AND 4398046511103
-  THEN (LEAST(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
-              - 1767225600000, 4398046511103) << 21)
-       | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151)
-  ELSE sortid_raise('22008', 'clock', NULL::bigint)
-END;
-DO $$ BEGIN
-  EXECUTE pg_catalog.format(
-    'CREATE FUNCTION bench_scru128_noset() RETURNS uuid LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS %L',
-    (SELECT prosrc FROM pg_catalog.pg_proc WHERE oid = 'scru128_generate()'::regprocedure));
-END $$;
-CREATE TABLE t_huid   (id bigint PRIMARY KEY DEFAULT huid_generate(), x int);
-CREATE TABLE t_huidp  (id bigint PRIMARY KEY DEFAULT bench_huid_plain(), x int);
-CREATE TABLE t_uuid   (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), x int);
-CREATE TABLE t_serial (id bigserial PRIMARY KEY, x int);
-CREATE TABLE t_scru   (id uuid PRIMARY KEY DEFAULT scru128_generate(), x int);
+CREATE TABLE t_gen_random_uuid     (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), x int);
+CREATE TABLE t_huid_generate       (id bigint PRIMARY KEY DEFAULT huid_generate(), x int);
+CREATE TABLE t_bench_huid_fresh    (id bigint PRIMARY KEY DEFAULT bench_huid_fresh(), x int);
+CREATE TABLE t_bench_huid_greatest (id bigint PRIMARY KEY DEFAULT bench_huid_greatest(), x int);
+CREATE TABLE t_bench_huid_nomix    (id bigint PRIMARY KEY DEFAULT bench_huid_nomix(), x int);
+CREATE TABLE t_bench_huid_mixexpr  (id bigint PRIMARY KEY DEFAULT bench_huid_mixexpr(), x int);
+CREATE TABLE t_scru128_generate    (id uuid PRIMARY KEY DEFAULT scru128_generate(), x int);
+CREATE TABLE t_bigserial           (id bigserial PRIMARY KEY, x int);
 SQL
 
 # timed SQL -> prints ms, or FAIL:<first error line>
@@ -57,26 +45,26 @@ timed() {
 }
 
 declare -A res
-sel=(gen_random_uuid huid_generate bench_huid_plain scru128_generate bench_scru128_noset)
-dist=(huid_generate bench_huid_plain)
-tabs=(t_uuid t_huid t_huidp t_serial t_scru)
+gens=(gen_random_uuid huid_generate bench_huid_fresh bench_huid_greatest bench_huid_nomix bench_huid_mixexpr scru128_generate)
 for ((r = 1; r <= rounds; r++)); do
-  for f in "${sel[@]}"; do
-    res["select $f"]+="$(timed "SELECT count($f()) FROM generate_series(1, 1000000)") "
+  for f in "${gens[@]}" bigserial; do
+    "${P[@]}" -c "TRUNCATE t_$f; CHECKPOINT"
+    ms=$(timed "INSERT INTO t_$f(x) SELECT g FROM generate_series(1, 1000000) g")
+    res["insert $f"]+="$ms "
+    echo "round $r: insert $f $ms" >&2
   done
-  for f in "${dist[@]}"; do
-    res["distinct $f"]+="$(timed "SELECT count(DISTINCT $f()) FROM generate_series(1, 1000000)") "
-  done
-  for t in "${tabs[@]}"; do
-    "${P[@]}" -c "TRUNCATE $t; CHECKPOINT"
-    res["insert $t"]+="$(timed "INSERT INTO $t(x) SELECT g FROM generate_series(1, 1000000) g") "
+  for f in "${gens[@]}"; do
+    ms=$(timed "SELECT count($f()) FROM generate_series(1, 1000000)")
+    res["select $f"]+="$ms "
+    echo "round $r: select $f $ms" >&2
   done
 done
-"${P[@]}" -At -c "SELECT 'duplicates in one SELECT of 1M bench_huid_plain(): ' || (1000000 - count(DISTINCT bench_huid_plain())) FROM generate_series(1, 1000000)" \
-  -c "SELECT 'duplicates in one SELECT of 1M huid_generate(): ' || (1000000 - count(DISTINCT huid_generate())) FROM generate_series(1, 1000000)"
 
-median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-printf '%-32s %-10s %s\n' measurement median_ms rounds_ms
+median() { tr ' ' '\n' | { grep -E '^[0-9.]+$' || true; } | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+printf '%-30s %-10s %-8s %s\n' measurement median_ms vs_uuid rounds_ms
 for k in "${!res[@]}"; do
-  printf '%-32s %-10s %s\n' "$k" "$(median <<<"${res[$k]}")" "${res[$k]}"
+  m=$(median <<<"${res[$k]}")
+  base=$(median <<<"${res["${k%% *} gen_random_uuid"]}")
+  ratio=$(awk -v b="$base" -v m="$m" 'BEGIN {if (m == "n/a" || b == "n/a") print "n/a"; else printf "%.2f", b / m}')
+  printf '%-30s %-10s %-8s %s\n' "$k" "$m" "$ratio" "${res[$k]}"
 done | sort

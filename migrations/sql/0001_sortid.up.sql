@@ -1,48 +1,34 @@
 -- sortid 0001: PostgreSQL functions for HUID (bigint) and SCRU128 v1.0.2 (uuid/bytea).
 --
--- Runs in whatever schema is first in the search_path at migration time (nothing
--- hard-codes "public"); needs PostgreSQL 15+ and no extension (gen_random_uuid() is core
--- since PostgreSQL 13; SQL-standard function bodies need PostgreSQL 14).
--- Safe to run twice: CREATE OR REPLACE everywhere, domain creation guarded.
+-- Needs PostgreSQL 15 or later and no extension. Runs in whatever schema is first in the
+-- search_path at migration time (nothing hard-codes "public"). Safe to run twice:
+-- CREATE OR REPLACE everywhere, domain creation guarded.
 --
--- search_path / hijacking:
---   * Every LANGUAGE sql function uses a SQL-standard body (RETURN expr). Such a body is
---     parsed once, at CREATE time, and stored as a tree of object OIDs, so the caller's
---     search_path is never consulted when it runs: shadowing gen_random_uuid,
---     clock_timestamp, date_part, ... in another schema has no effect, and calls between
---     sortid functions always reach the functions created here. No SET clause is needed,
---     so huid_generate() stays inlinable (a SET clause forbids inlining and costs a GUC
---     save/restore per call). Built-ins are still written pg_catalog.-qualified so that a
---     hostile search_path at migration time cannot capture them either.
---   * The two PL/pgSQL functions (scru128_generate, sortid_raise) are parsed at run time,
---     so they pin `SET search_path = pg_catalog, pg_temp`. For scru128_generate that
---     costs ~1.9 us of ~7.4 us per call (1M-call SELECT, PostgreSQL 15, 2 cores;
---     migrations/bench/run.sh prices it as bench_scru128_noset) and it still inserts at
---     ~0.6x the rows/s of gen_random_uuid(); the alternative, OPERATOR(pg_catalog.x)
---     on every operator, was judged too error-prone.
---
--- huid_generate() dedupes per session (see its comment) because that measured 1.29x
--- (SELECT count(f()), 1M rows) / 1.39x (count(DISTINCT f())) the cost of the
--- non-deduping expression, inside the 1.5x budget; without it a 1M-row INSERT ... SELECT
--- into a HUID primary key failed with a duplicate key in 3 of 3 runs.
+-- search_path / hijacking: every LANGUAGE sql function has a SQL-standard body (RETURN
+-- expr), parsed once at CREATE time and stored as object OIDs, so the caller's
+-- search_path never changes what it calls, and no SET clause is needed (a SET clause
+-- would forbid inlining huid_generate()). Built-ins are written pg_catalog-qualified so a
+-- hostile search_path at migration time cannot capture them either. PL/pgSQL bodies are
+-- parsed at run time: sortid_raise and scru128_generate pin
+-- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
+-- qualifies every function and operator instead.
 --
 -- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, message, model),
--- a VOLATILE PL/pgSQL helper. VOLATILE matters: the planner never pre-evaluates it, so a
--- CASE branch that is not taken never raises. Every message names the offending value.
+-- a VOLATILE PL/pgSQL helper: VOLATILE, so the planner never pre-evaluates it and a CASE
+-- branch not taken never raises. Every message names the offending value.
 --
--- Time: unix ms are floor()ed, also for negative epochs. Pure functions compute them
--- exactly with numeric EXTRACT on the UTC timestamp (date_part(text, timestamptz) is
--- only STABLE); generators use float8 date_part('epoch', clock_timestamp()) for speed,
--- which can read a clock value that lies exactly on a millisecond edge as the previous
--- millisecond (harmless for generation).
+-- Time: timestamptz arguments are instants; a literal without an offset, such as
+-- huid_min('2026-06-01'), is read in the session's TimeZone, so write UTC bounds with
+-- +00 (Go's HUIDRange takes instants too). Unix ms are floor()ed, also for negative
+-- epochs. Pure functions compute them exactly with numeric EXTRACT on the UTC timestamp
+-- (date_part(text, timestamptz) is only STABLE); generators use float8
+-- date_part('epoch', clock_timestamp()) for speed, which can read a clock value lying
+-- exactly on a millisecond edge as the previous millisecond (harmless for generation).
 --
--- Session state (per database session, custom GUCs set with set_config(..., false)):
---   sortid.huid_last      last value returned by huid_generate() in this session
---   sortid.scru128_state  "timestamp,counter,per_sec_random_hex,ts_last_sec"
--- A GUC set inside a transaction that rolls back reverts to its value before the
--- transaction, so IDs handed out by a rolled-back transaction may be followed by smaller
--- ones (SCRU128 IDs still differ in their 32 fresh random bits). Do not set these GUCs
--- yourself.
+-- Session state, in custom settings set with set_config(..., false); do not set them:
+--   sortid.huid_state, sortid.huid_key   huid_generate() (see its comment)
+--   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
+-- Settings changed in a (sub)transaction that rolls back revert with it.
 
 -- huid: domain for columns holding a HUID (a non-negative bigint).
 DO $sortid$
@@ -78,54 +64,75 @@ COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: ra
 -- HUID
 ------------------------------------------------------------------------------------------
 
--- huid_generate returns a new HUID from the clock (window 2026-01-01T00:00:00.000Z ..
--- 2165-05-15T07:35:11.103Z, both edges valid; outside it raises SQLSTATE 22008) and 21
--- random bits taken from gen_random_uuid() (a CSPRNG; random() is never used).
--- Dedupe: the session remembers the last value it returned (GUC sortid.huid_last). Unless
--- that value lies more than a millisecond ahead of the clock, the result is
--- GREATEST(fresh, last + 1 + jitter), jitter in [0, 127] from the microsecond clock
--- (a remembered value from an earlier millisecond loses to the fresh one):
--- the first HUID of a millisecond has uniformly random low bits, later ones of the same
--- millisecond are strictly increasing, so a session never repeats a value within a
--- millisecond (and, at PostgreSQL speeds, never overflows the 2^21 values of a
--- millisecond; if it did, the step carries into the next one). The jitter matters after
--- a failed statement: its rollback also undoes the remembered value, so without it a
--- retry in the same millisecond would compute the very value that just collided. If
--- the clock steps back by more than a millisecond the remembered value is ignored.
--- The fresh value and the dedupe check read the clock separately, and the backend can
--- be descheduled between the two reads for milliseconds; the check has no lower bound,
--- so however far the second read runs ahead of the first, the result still exceeds the
--- remembered value. Without a clock step back, a session's values strictly increase.
--- Different sessions can still collide (21 random bits per ms): treat a unique
--- violation as retryable. Inlinable LANGUAGE sql; PARALLEL UNSAFE because of set_config.
--- The window check and the value read the clock separately; they can only disagree
--- within microseconds of a window edge, and the value is clamped to the window then.
+-- sortid_huid_mix maps a session position v (millisecond << 21 | counter) to the HUID
+-- of that millisecond whose low 21 bits are a keyed permutation of the counter: a
+-- 4-round Feistel network on 10 + 11 bits, each round hashing one half with a seed of
+-- the session key and the millisecond, so distinct counters give distinct tails and
+-- every millisecond gets an unrelated permutation. PL/pgSQL only because its
+-- parameters bind v and k once (a LANGUAGE sql body would re-evaluate the expression
+-- behind v at every use); it is parsed at run time, so every function and operator is
+-- pg_catalog-qualified instead of paying for a SET search_path clause.
+CREATE OR REPLACE FUNCTION sortid_huid_mix(v bigint, k bigint)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $sortid$
+DECLARE
+  s bigint := k OPERATOR(pg_catalog.#) (v OPERATOR(pg_catalog.>>) 21);
+  a bigint := ((v OPERATOR(pg_catalog.>>) 11) OPERATOR(pg_catalog.&) 1023::bigint)
+              OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(v OPERATOR(pg_catalog.&) 2047::bigint, s) OPERATOR(pg_catalog.&) 1023::bigint);
+  b bigint := (v OPERATOR(pg_catalog.&) 2047::bigint)
+              OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(a OPERATOR(pg_catalog.|) 4096::bigint, s) OPERATOR(pg_catalog.&) 2047::bigint);
+BEGIN
+  a := a OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(b OPERATOR(pg_catalog.|) 8192::bigint, s) OPERATOR(pg_catalog.&) 1023::bigint);
+  RETURN (v OPERATOR(pg_catalog.&) (-2097152)::bigint) OPERATOR(pg_catalog.|) (a OPERATOR(pg_catalog.<<) 11)
+         OPERATOR(pg_catalog.|) (b OPERATOR(pg_catalog.#) (pg_catalog.hashint8extended(a OPERATOR(pg_catalog.|) 12288::bigint, s) OPERATOR(pg_catalog.&) 2047::bigint));
+END
+$sortid$;
+
+COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of session position v (ms << 21 | counter) under key k; a bijection on the low 21 bits.';
+
+-- huid_generate returns a new HUID from the clock; outside the HUID window
+-- (2026-01-01T00:00:00.000Z .. 2165-05-15T07:35:11.103Z, both edges valid) it raises
+-- SQLSTATE 22008.
+-- The 21 low bits of one session's HUIDs within a millisecond are distinct and, taken
+-- together, a uniform sample without replacement: the session keeps a position
+-- v = ms << 21 | counter in the setting sortid.huid_state and returns
+-- sortid_huid_mix(v, key), a keyed permutation of the counter. The key is 60 CSPRNG
+-- bits (of a gen_random_uuid()) drawn on the session's first call and kept in
+-- sortid.huid_key, so later calls need no CSPRNG draw. The next position is
+-- GREATEST(v + 1, clock in units of 2^-21 ms): settings roll back with a failed
+-- (sub)transaction, but the clock does not, so positions handed out before a rollback
+-- lie more than a microsecond in the past and are not handed out again (a session whose
+-- very first transaction rolls back also loses its key and draws a new one). A
+-- session's HUIDs are therefore in non-decreasing millisecond order; if the clock steps
+-- back, the session keeps counting in its last millisecond until the clock catches up,
+-- so its HUIDs stay unique but carry a later time than the clock.
+-- Different sessions draw independently: collisions between them follow the birthday
+-- bound of 2^21 values per millisecond; treat a unique violation as retryable.
+-- The window check and the position read the clock separately; they can only disagree
+-- within a microsecond of the 2165 edge, where the position is clamped to the window.
 CREATE OR REPLACE FUNCTION huid_generate()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN CASE
-  WHEN (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint - 1767225600000) >> 42 = 0
-  THEN pg_catalog.set_config('sortid.huid_last',
-         GREATEST(
-           (LEAST(pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
-                  - 1767225600000, 4398046511103) << 21)
-           | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151),
-           CASE
-             WHEN (NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint >> 21)
-                  - (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint
-                     - 1767225600000) <= 1
-             THEN NULLIF(pg_catalog.current_setting('sortid.huid_last', true), '')::bigint + 1
-                  + (pg_catalog.date_part('microseconds', pg_catalog.clock_timestamp())::bigint & 127)
-             ELSE 0
-           END
-         )::pg_catalog.text, false)::bigint
+  WHEN pg_catalog.clock_timestamp() >= TIMESTAMPTZ '2026-01-01 00:00:00+00'
+   AND pg_catalog.clock_timestamp() < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
+  THEN sortid_huid_mix(
+         pg_catalog.set_config('sortid.huid_state',
+           GREATEST(NULLIF(pg_catalog.current_setting('sortid.huid_state', true), '')::bigint + 1,
+                    LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) - 1767225600) * 2097152000,
+                          9223372036854774784)::bigint)::pg_catalog.text, false)::bigint,
+         COALESCE(NULLIF(pg_catalog.current_setting('sortid.huid_key', true), '')::bigint,
+                  pg_catalog.set_config('sortid.huid_key',
+                    ('x' || pg_catalog.translate(pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 18), '-', ''))
+                      ::bit(64)::bigint::pg_catalog.text, false)::bigint))
   ELSE sortid_raise('22008',
          'huid_generate: clock ' || pg_catalog.clock_timestamp()::pg_catalog.text
          || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
          NULL::bigint)
 END;
 
-COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp() and 21 CSPRNG bits; never repeats a value within one session and millisecond; errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
+COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp(); within a session and millisecond the 21 low bits are distinct and uniformly distributed (a keyed permutation of a per-session counter), also after a rollback; other sessions collide at the birthday bound; errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
 
 -- huid_generate_at returns a HUID for the given time (for backfills) with fresh random
 -- bits; no dedupe. Raises SQLSTATE 22008 naming the time when it is outside the window.
@@ -160,8 +167,10 @@ END;
 COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a HUID; errors for negative values.';
 
 -- huid_min returns the smallest HUID of the millisecond containing ts (floor), so
--- `id BETWEEN huid_min(a) AND huid_max(b)` is a plain index range and
--- `FOR VALUES FROM (huid_min(a)) TO (huid_min(b))` a partition bound.
+-- `id BETWEEN huid_min(a) AND huid_max(b)` is a plain index range that includes b's
+-- millisecond, and `id >= huid_min(a) AND id < huid_min(b)` (like the partition bound
+-- `FOR VALUES FROM (huid_min(a)) TO (huid_min(b))`) excludes it, as Go's
+-- HUIDRange(a, b) does for whole-millisecond a and b.
 -- Raises SQLSTATE 22008 naming the time outside the HUID window.
 CREATE OR REPLACE FUNCTION huid_min(ts pg_catalog.timestamptz)
 RETURNS bigint
@@ -177,7 +186,8 @@ END;
 
 COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID of the millisecond containing ts (for range scans and partition bounds); errors outside the HUID window.';
 
--- huid_max returns the largest HUID of the millisecond containing ts (floor).
+-- huid_max returns the largest HUID of the millisecond containing ts (floor), that
+-- millisecond included.
 CREATE OR REPLACE FUNCTION huid_max(ts pg_catalog.timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -210,6 +220,9 @@ COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of
 -- All random bits come from one gen_random_uuid() per call, never from its version and
 -- variant nibbles. Raises SQLSTATE 22008 rather than emit the reserved timestamps 0 and
 -- 2^44-1 (clock before 2020-01-01T00:00:00.001Z or after 2577-06-22T06:20:44.414Z).
+-- The state rolls back with a failed (sub)transaction, so the ID after a rollback can
+-- repeat the timestamp and counter of a rolled-back one and sort before it; it still
+-- differs in its 32 fresh random bits.
 CREATE OR REPLACE FUNCTION scru128_generate()
 RETURNS pg_catalog.uuid
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -264,7 +277,7 @@ BEGIN
 END
 $sortid$;
 
-COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid; one generator per session (strictly ascending unless the clock steps back > 10 s); errors on reserved timestamps.';
+COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid; one generator per session, ascending unless the clock steps back > 10 s or a (sub)transaction that drew IDs rolls back (the state rolls back with it; the next ID then differs from the rolled-back ones but can sort before them); errors on reserved timestamps.';
 
 -- scru128_timestamp returns the millisecond encoded in a SCRU128 ID (any 44-bit value,
 -- reserved ones included).
@@ -399,6 +412,23 @@ RETURN CASE
 END;
 
 COMMENT ON FUNCTION scru128_to_text(pg_catalog.bytea) IS 'sortid: 26-digit canonical text of a 16-byte SCRU128 ID; errors naming any other length.';
+
+-- text variants: an untyped literal such as scru128_to_text('017fa1de-54ba-...') would
+-- otherwise match both the uuid and the bytea variant ("function is not unique"); text
+-- is the preferred type for a literal, and the text is read as a uuid.
+CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.text)
+RETURNS pg_catalog.timestamptz
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN scru128_timestamp(id::pg_catalog.uuid);
+
+COMMENT ON FUNCTION scru128_timestamp(pg_catalog.text) IS 'sortid: scru128_timestamp() of a uuid written as text (so untyped literals resolve).';
+
+CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.text)
+RETURNS pg_catalog.text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN scru128_to_text(id::pg_catalog.uuid);
+
+COMMENT ON FUNCTION scru128_to_text(pg_catalog.text) IS 'sortid: scru128_to_text() of a uuid written as text (so untyped literals resolve).';
 
 CREATE OR REPLACE FUNCTION scru128_from_text_bytea(s pg_catalog.text)
 RETURNS pg_catalog.bytea
