@@ -272,7 +272,7 @@ func psqlMigrator(flags ...string) migratorFor {
 		t.Helper()
 		psql, err := exec.LookPath("psql")
 		if err != nil {
-			t.Skip("psql is not installed")
+			t.Fatalf("psql is needed to test the psql quick start (Debian: apt-get install postgresql-client): %v", err)
 		}
 		bin := sortidBinary(t)
 		run := func(ctx context.Context, direction string) error {
