@@ -1,6 +1,7 @@
 package gormtype_test
 
 import (
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
@@ -358,6 +360,38 @@ func TestPointerAndGoNamedFields(t *testing.T) {
 		var got []traced
 		if err := db.Scopes(gormtype.Between(col, from, to)).Find(&got).Error; err != nil || len(got) != 2 {
 			t.Errorf("Between(%q) = %d rows, %v; want 2", col, len(got), err)
+		}
+	}
+}
+
+// TestInt64ValueAgreesWithValue: pgx's Int64Valuer path gives what
+// database/sql's Value gives, errors included.
+func TestInt64ValueAgreesWithValue(t *testing.T) {
+	t.Parallel()
+	type int64Valuer interface {
+		Int64Value() (pgtype.Int8, error)
+		Value() (driver.Value, error)
+	}
+	cases := []struct {
+		name string
+		v    int64Valuer
+	}{
+		{"HUID", gormtype.HUID(258037077)},
+		{"max HUID", gormtype.HUID(1<<63 - 1)},
+		{"negative HUID", gormtype.HUID(-1)},
+		{"NullHUID", gormtype.NullHUID{HUID: 258037077, Valid: true}},
+		{"null NullHUID", gormtype.NullHUID{}},
+		{"negative NullHUID", gormtype.NullHUID{HUID: -5, Valid: true}},
+	}
+	for _, c := range cases {
+		i8, ierr := c.v.Int64Value()
+		v, verr := c.v.Value()
+		if (ierr == nil) != (verr == nil) || (ierr != nil && ierr.Error() != verr.Error()) {
+			t.Errorf("%s: Int64Value error %v, Value error %v", c.name, ierr, verr)
+			continue
+		}
+		if verr == nil && (v == nil) != !i8.Valid || (v != nil && v.(int64) != i8.Int64) {
+			t.Errorf("%s: Int64Value %+v, Value %v", c.name, i8, v)
 		}
 	}
 }

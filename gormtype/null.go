@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
@@ -37,6 +38,15 @@ func (n *NullHUID) UnmarshalJSON(data []byte) error {
 
 // Value implements [driver.Valuer]: NULL, or the HUID as an int64.
 func (n NullHUID) Value() (driver.Value, error) { return n.id().Value() }
+
+// Int64Value implements pgx's pgtype.Int64Valuer as [HUID.Int64Value];
+// NULL when not Valid.
+func (n NullHUID) Int64Value() (pgtype.Int8, error) {
+	if !n.Valid {
+		return pgtype.Int8{}, nil
+	}
+	return n.HUID.Int64Value()
+}
 
 // Scan implements [sql.Scanner] as [idtype.NullHUID.Scan].
 func (n *NullHUID) Scan(src any) error {

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
@@ -57,6 +58,14 @@ func (h HUID) Value() (driver.Value, error) { return idtype.HUID(h).Value() }
 
 // Scan implements [sql.Scanner] as [idtype.HUID.Scan].
 func (h *HUID) Scan(src any) error { return (*idtype.HUID)(h).Scan(src) }
+
+// Int64Value implements pgx's pgtype.Int64Valuer, so that pgx (which
+// gorm.io/driver/postgres uses) encodes the HUID as an int8 without the
+// allocation of Value. It returns Value's error for a negative HUID.
+func (h HUID) Int64Value() (pgtype.Int8, error) {
+	v, err := idtype.HUIDFromInt64(int64(h))
+	return pgtype.Int8{Int64: int64(v), Valid: err == nil}, err
+}
 
 // GormDataType implements schema.GormDataTypeInterface. It is not "int", so
 // GORM never makes a HUID primary key auto-increment.
