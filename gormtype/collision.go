@@ -55,7 +55,7 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 		if !errors.As(err, &pgErr) || pgErr.ConstraintName == "" {
 			return nil, false
 		}
-		return keyColumnsFromCatalog(db, indexName{dialectPostgres, pgErr.SchemaName, pgErr.ConstraintName}, `
+		return keyColumnsFromCatalog(db, indexName{databaseOf(db), dialectPostgres, pgErr.SchemaName, pgErr.ConstraintName}, `
 			SELECT a.attname FROM pg_catalog.pg_class c
 			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 			JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
@@ -69,7 +69,7 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 		}
 		name := msg[i+len(" for key '") : len(msg)-1]
 		name = name[strings.LastIndexByte(name, '.')+1:] // MySQL 8 writes table.key
-		return keyColumnsFromCatalog(db, indexName{dialectMySQL, db.Statement.Table, name}, `
+		return keyColumnsFromCatalog(db, indexName{databaseOf(db), dialectMySQL, db.Statement.Table, name}, `
 			SELECT column_name FROM information_schema.statistics
 			WHERE table_schema = DATABASE() AND table_name = ? AND index_name = ?`)
 	case dialectSQLite:
@@ -89,9 +89,12 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 	return nil, false
 }
 
-// indexName names a unique key: PostgreSQL by schema and index, MySQL by
-// table and index.
-type indexName struct{ dialect, scope, name string }
+// indexName names a unique key of a database (gorm.Open): PostgreSQL's by
+// schema and index, MySQL's by table and index.
+type indexName struct {
+	db                   any // databaseOf
+	dialect, scope, name string
+}
 
 // indexColumns caches the columns of the unique keys AutoID has met.
 var indexColumns sync.Map

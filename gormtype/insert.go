@@ -269,16 +269,32 @@ func (ins *inserter) createOnce() error {
 	return err
 }
 
-// rowTriggers caches, by table, whether PostgreSQL runs a BEFORE INSERT row
-// trigger for it or a table under it, which may keep a row out as a
-// conflict would (RETURN NULL).
+// rowTriggers caches, by database (gorm.Open) and table, whether
+// PostgreSQL runs a BEFORE INSERT row trigger for the table or one under
+// it, which may keep a row out as a conflict would (RETURN NULL).
 var rowTriggers sync.Map
+
+type tableOf struct {
+	db    any
+	table string
+}
+
+// databaseOf identifies the database a gorm.DB was opened on, across its
+// sessions: its Dialector when that is a pointer, as the dialects' Open
+// functions return (nil otherwise: one cache for all such databases).
+func databaseOf(db *gorm.DB) any {
+	if reflect.TypeOf(db.Dialector).Kind() == reflect.Pointer {
+		return db.Dialector
+	}
+	return nil
+}
 
 // mayDropRows reports whether an insert into the statement's table may
 // store nothing without a conflict; true when the catalog cannot say.
 func mayDropRows(db *gorm.DB) bool {
 	table := db.Statement.Table
-	if v, ok := rowTriggers.Load(table); ok {
+	key := tableOf{databaseOf(db), table}
+	if v, ok := rowTriggers.Load(key); ok {
 		return v.(bool)
 	}
 	var found bool
@@ -291,7 +307,7 @@ func mayDropRows(db *gorm.DB) bool {
 	if err != nil {
 		return true
 	}
-	rowTriggers.Store(table, found)
+	rowTriggers.Store(key, found)
 	return found
 }
 
