@@ -123,26 +123,47 @@ func collidingOnce() (gen func() (idtype.HUID, error), taken gormtype.HUID, arm 
 	return src.generate, taken, func() { src.next(taken) }
 }
 
-// colDialect opens GORM with AutoID on one server.
+// colDialect is one server the GORM tests run on.
 type colDialect struct {
 	name string
-	open func(t *testing.T, plugin gormtype.AutoID) *gorm.DB
 	// isolations are the caller transactions to run each case in, besides
 	// GORM's own.
 	isolations []sql.IsolationLevel
 }
 
 var colDialects = []colDialect{
-	{"postgres", func(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
-		return openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, plugin)
-	}, []sql.IsolationLevel{sql.LevelReadCommitted, sql.LevelRepeatableRead}},
-	{"mysql", func(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
-		return openGorm(t, mysql.Open(mysqltest.DSN(t)), &gorm.Config{}, plugin)
-	}, []sql.IsolationLevel{sql.LevelReadCommitted, sql.LevelRepeatableRead}},
-	{"sqlite", func(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
-		name := strings.NewReplacer("/", "_", "=", "_").Replace(t.Name())
-		return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), &gorm.Config{}, plugin)
-	}, []sql.IsolationLevel{sql.LevelDefault}},
+	{"postgres", []sql.IsolationLevel{sql.LevelReadCommitted, sql.LevelRepeatableRead}},
+	{"mysql", []sql.IsolationLevel{sql.LevelReadCommitted, sql.LevelRepeatableRead}},
+	{"sqlite", []sql.IsolationLevel{sql.LevelDefault}},
+}
+
+// open opens GORM with AutoID on the dialect's test database.
+func (d colDialect) open(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
+	return gormOn(t, d.name, &gorm.Config{}, plugin)
+}
+
+// gormOn opens GORM with cfg and AutoID on the test database of dialect.
+func gormOn(t *testing.T, dialect string, cfg *gorm.Config, plugin gormtype.AutoID) *gorm.DB {
+	t.Helper()
+	switch dialect {
+	case "postgres":
+		return openGorm(t, postgres.Open(pgtest.URL(t)), cfg, plugin)
+	case "mysql":
+		return openGorm(t, mysql.Open(mysqltest.DSN(t)), cfg, plugin)
+	}
+	name := strings.NewReplacer("/", "_", "=", "_").Replace(t.Name())
+	return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), cfg, plugin)
+}
+
+// resetTables drops and migrates models.
+func resetTables(t *testing.T, db *gorm.DB, models ...any) {
+	t.Helper()
+	if err := db.Migrator().DropTable(models...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AutoMigrate(models...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // colCase is one write path. It seeds rows with db, arms src with the keys
@@ -466,12 +487,7 @@ func TestGormCollisionAfterSnapshot(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			src := &takenFirst{}
 			db := d.open(t, gormtype.AutoID{GenerateHUID: src.generate})
-			if err := db.Migrator().DropTable(&colAccount{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.AutoMigrate(&colAccount{}); err != nil {
-				t.Fatal(err)
-			}
+			resetTables(t, db, &colAccount{})
 			var created colAccount
 			err := db.Transaction(func(tx *gorm.DB) error {
 				if n := countAccounts(t, tx); n != 0 { // takes the snapshot
@@ -533,12 +549,7 @@ func TestGormOwnTransactionSnapshot(t *testing.T) {
 			if err := db.Exec("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL " + iso).Error; err != nil {
 				t.Fatal(err)
 			}
-			if err := db.Migrator().DropTable(&snapAccount{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.AutoMigrate(&snapAccount{}); err != nil {
-				t.Fatal(err)
-			}
+			resetTables(t, db, &snapAccount{})
 			other := pgtest.StdDB(t)
 			taken := gormtype.NewHUID()
 			src.next(taken)
@@ -575,12 +586,7 @@ func takeKey(t *testing.T, other *sql.DB, h gormtype.HUID) {
 func TestGormKeyTakenEveryTime(t *testing.T) {
 	src := &takenFirst{}
 	db := openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{Retries: 1, GenerateHUID: src.generate})
-	if err := db.Migrator().DropTable(&snapAccount{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.AutoMigrate(&snapAccount{}); err != nil {
-		t.Fatal(err)
-	}
+	resetTables(t, db, &snapAccount{})
 	taken := snapAccount{ID: gormtype.NewHUID(), Email: "taken@x", take: func(gormtype.HUID) {}}
 	if err := db.Create(&taken).Error; err != nil {
 		t.Fatal(err)
@@ -603,12 +609,7 @@ func TestGormNoRetryNeverUpserts(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			src := &takenFirst{}
 			db := d.open(t, gormtype.AutoID{Retries: -1, GenerateHUID: src.generate})
-			if err := db.Migrator().DropTable(&colAccount{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.AutoMigrate(&colAccount{}); err != nil {
-				t.Fatal(err)
-			}
+			resetTables(t, db, &colAccount{})
 			for _, u := range upserts {
 				taken := seedAccount(t, db, "taken-"+u.name+"@x")
 				src.next(taken.ID)

@@ -8,40 +8,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/glebarez/sqlite"
-	"gorm.io/driver/mysql"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"github.com/sortid/sortid/gormtype"
 	"github.com/sortid/sortid/idtype"
-	"github.com/sortid/sortid/integration/internal/mysqltest"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
-
-// edgeOpen opens dialect d with cfg and AutoID a.
-func edgeOpen(t *testing.T, d string, cfg *gorm.Config, a gormtype.AutoID) *gorm.DB {
-	t.Helper()
-	switch d {
-	case "postgres":
-		return openGorm(t, postgres.Open(pgtest.URL(t)), cfg, a)
-	case "mysql":
-		return openGorm(t, mysql.Open(mysqltest.DSN(t)), cfg, a)
-	}
-	name := strings.NewReplacer("/", "_", "=", "_").Replace(t.Name())
-	return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), cfg, a)
-}
-
-func edgeReset(t *testing.T, db *gorm.DB, models ...any) {
-	t.Helper()
-	if err := db.Migrator().DropTable(models...); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.AutoMigrate(models...); err != nil {
-		t.Fatal(err)
-	}
-}
 
 var edgeDialects = []string{"postgres", "mysql", "sqlite"}
 
@@ -51,8 +25,8 @@ func TestGormEdgeTranslateError(t *testing.T) {
 	for _, d := range edgeDialects {
 		t.Run(d, func(t *testing.T) {
 			src := &takenFirst{}
-			db := edgeOpen(t, d, &gorm.Config{TranslateError: true}, gormtype.AutoID{GenerateHUID: src.generate})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, d, &gorm.Config{TranslateError: true}, gormtype.AutoID{GenerateHUID: src.generate})
+			resetTables(t, db, &colAccount{})
 			taken := seedAccount(t, db, "taken@x")
 			src.next(taken.ID)
 			a := colAccount{Email: "new@x", Name: "new"}
@@ -73,8 +47,8 @@ func TestGormEdgeTranslateErrorUpsert(t *testing.T) {
 		for _, u := range upserts {
 			t.Run(d+"/"+u.name, func(t *testing.T) {
 				src := &takenFirst{}
-				db := edgeOpen(t, d, &gorm.Config{TranslateError: true}, gormtype.AutoID{GenerateHUID: src.generate})
-				edgeReset(t, db, &colAccount{})
+				db := gormOn(t, d, &gorm.Config{TranslateError: true}, gormtype.AutoID{GenerateHUID: src.generate})
+				resetTables(t, db, &colAccount{})
 				taken := seedAccount(t, db, "taken@x")
 				src.next(taken.ID)
 				a := colAccount{Email: "new@x", Name: "new"}
@@ -102,8 +76,8 @@ func TestGormEdgeInsertModifier(t *testing.T) {
 	} {
 		t.Run(c.dialect+"/"+c.modifier, func(t *testing.T) {
 			src := &takenFirst{}
-			db := edgeOpen(t, c.dialect, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, c.dialect, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
+			resetTables(t, db, &colAccount{})
 			taken := seedAccount(t, db, "taken@x")
 			src.next(taken.ID)
 			a := colAccount{Email: "new@x", Name: "new"}
@@ -146,8 +120,8 @@ func TestGormEdgeFreshUniqueColumnUpsert(t *testing.T) {
 				}
 				return idtype.GenerateSCRU128()
 			}
-			db := edgeOpen(t, d, &gorm.Config{}, gormtype.AutoID{GenerateSCRU128: gen})
-			edgeReset(t, db, &edgeItem{})
+			db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{GenerateSCRU128: gen})
+			resetTables(t, db, &edgeItem{})
 			other := edgeItem{Name: "other"}
 			if err := db.Create(&other).Error; err != nil {
 				t.Fatal(err)
@@ -182,8 +156,8 @@ func TestGormEdgeSingleRowEmailUpsert(t *testing.T) {
 				continue // aimed at the primary key on PostgreSQL and SQLite
 			}
 			t.Run(d+"/"+u.name, func(t *testing.T) {
-				db := edgeOpen(t, d, &gorm.Config{}, gormtype.AutoID{})
-				edgeReset(t, db, &colAccount{})
+				db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{})
+				resetTables(t, db, &colAccount{})
 				existing := seedAccount(t, db, "old@x")
 				a := colAccount{Email: "old@x", Name: "renamed"}
 				if err := db.Clauses(u.oc).Create(&a).Error; err != nil {
@@ -204,8 +178,8 @@ func TestGormEdgePrepareStmt(t *testing.T) {
 	for _, d := range edgeDialects[:2] {
 		t.Run(d, func(t *testing.T) {
 			src := &takenFirst{}
-			db := edgeOpen(t, d, &gorm.Config{PrepareStmt: true}, gormtype.AutoID{GenerateHUID: src.generate})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, d, &gorm.Config{PrepareStmt: true}, gormtype.AutoID{GenerateHUID: src.generate})
+			resetTables(t, db, &colAccount{})
 			taken := seedAccount(t, db, "taken@x")
 			for i, w := range []func(func(*gorm.DB) error) error{
 				func(f func(*gorm.DB) error) error { return f(db) },
@@ -240,8 +214,8 @@ func TestGormEdgeSerializable(t *testing.T) {
 	for _, d := range edgeDialects[:1] { // MariaDB's SERIALIZABLE read locks block the other connection
 		t.Run(d, func(t *testing.T) {
 			src := &takenFirst{}
-			db := edgeOpen(t, d, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
+			resetTables(t, db, &colAccount{})
 			var created colAccount
 			err := db.Transaction(func(tx *gorm.DB) error {
 				if n := countAccounts(t, tx); n != 0 {
@@ -270,8 +244,8 @@ type edgeTrig struct {
 func (edgeTrig) TableName() string { return "edge_trig" }
 
 func TestGormEdgeTriggerReturnsNull(t *testing.T) {
-	db := edgeOpen(t, "postgres", &gorm.Config{}, gormtype.AutoID{})
-	edgeReset(t, db, &edgeTrig{})
+	db := gormOn(t, "postgres", &gorm.Config{}, gormtype.AutoID{})
+	resetTables(t, db, &edgeTrig{})
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS edge_trig_child`,
 		`CREATE TABLE edge_trig_child () INHERITS (edge_trig)`,
@@ -283,7 +257,7 @@ func TestGormEdgeTriggerReturnsNull(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	plain := edgeOpen(t, "postgres", &gorm.Config{}, gormtype.AutoID{Retries: -1})
+	plain := gormOn(t, "postgres", &gorm.Config{}, gormtype.AutoID{Retries: -1})
 	if err := plain.Create(&edgeTrig{ID: gormtype.NewHUID(), Name: "caller-set"}).Error; err != nil {
 		t.Fatalf("Create with a caller-set key: %v", err)
 	}
@@ -301,8 +275,8 @@ func TestGormEdgeTriggerReturnsNull(t *testing.T) {
 func TestGormEdgeCreateMap(t *testing.T) {
 	for _, d := range edgeDialects {
 		t.Run(d, func(t *testing.T) {
-			db := edgeOpen(t, d, &gorm.Config{}, gormtype.AutoID{})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{})
+			resetTables(t, db, &colAccount{})
 			for _, m := range []any{
 				map[string]any{"Email": "map@x", "Name": "map"},
 				map[string]any{"id": gormtype.HUID(0), "Email": "zero@x"},
@@ -343,8 +317,8 @@ func TestGormEdgeCompositeKey(t *testing.T) {
 	for _, d := range edgeDialects {
 		t.Run(d, func(t *testing.T) {
 			src := &takenFirst{}
-			db := edgeOpen(t, d, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
-			edgeReset(t, db, &edgePair{})
+			db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
+			resetTables(t, db, &edgePair{})
 			other := edgePair{Tenant: 1, Name: "other"}
 			if err := db.Create(&other).Error; err != nil {
 				t.Fatal(err)
@@ -382,8 +356,8 @@ func TestGormEdgeRowsAffectedMixed(t *testing.T) {
 	for _, d := range edgeDialects {
 		t.Run(d, func(t *testing.T) {
 			src := &takenFirst{}
-			db := edgeOpen(t, d, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
+			resetTables(t, db, &colAccount{})
 			taken := seedAccount(t, db, "taken@x")
 			src.next(taken.ID)
 			rows := []colAccount{{ID: gormtype.NewHUID(), Email: "set@x"}, {Email: "fresh@x"}}
@@ -415,8 +389,8 @@ func TestGormEdgeConcurrent(t *testing.T) {
 				}
 				return idtype.GenerateHUID()
 			}
-			db := edgeOpen(t, d, &gorm.Config{}, gormtype.AutoID{Retries: 30, GenerateHUID: gen})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{Retries: 30, GenerateHUID: gen})
+			resetTables(t, db, &colAccount{})
 			taken = seedAccount(t, db, "taken@x")
 			var wg sync.WaitGroup
 			errs := make(chan error, 64)
@@ -461,8 +435,8 @@ func TestGormEdgeTranslatedOtherKey(t *testing.T) {
 	for _, d := range edgeDialects {
 		t.Run(d, func(t *testing.T) {
 			src := &takenFirst{}
-			db := edgeOpen(t, d, &gorm.Config{TranslateError: true}, gormtype.AutoID{GenerateHUID: src.generate})
-			edgeReset(t, db, &colAccount{})
+			db := gormOn(t, d, &gorm.Config{TranslateError: true}, gormtype.AutoID{GenerateHUID: src.generate})
+			resetTables(t, db, &colAccount{})
 			seedAccount(t, db, "dup@x")
 			src.next()
 			err := db.Create(&colAccount{Email: "dup@x"}).Error
@@ -479,7 +453,7 @@ func TestGormEdgeTranslatedOtherKey(t *testing.T) {
 func TestGormEdgeUnknownDriver(t *testing.T) {
 	src := &takenFirst{}
 	db := openGorm(t, postgres.New(postgres.Config{DriverName: "postgres", DSN: pgtest.URL(t)}), &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
-	edgeReset(t, db, &colAccount{})
+	resetTables(t, db, &colAccount{})
 	taken := seedAccount(t, db, "taken@x")
 	err := db.Transaction(func(tx *gorm.DB) error {
 		src.next(taken.ID)
