@@ -11,7 +11,7 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rs/xid v1.6.0
 	github.com/segmentio/ksuid v1.0.4
-	github.com/sortid/sortid v0.0.0-00010101000000-000000000000
+	github.com/sortid/sortid v0.1.0
 )
 
 require (

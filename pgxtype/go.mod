@@ -1,12 +1,12 @@
 module github.com/sortid/sortid/pgxtype
 
-go 1.26
+go 1.25.0
 
 replace github.com/sortid/sortid => ../
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/sortid/sortid v0.0.0-00010101000000-000000000000
+	github.com/sortid/sortid v0.1.0
 )
 
 require (
