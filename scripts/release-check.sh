@@ -79,11 +79,11 @@ consumer() {
 	mkdir "$work/$name"
 	(
 		cd "$work/$name"
-		go mod init -q "example.com/$name" 2>/dev/null || go mod init "example.com/$name"
+		go mod init "example.com/$name" 2>/dev/null || go mod init "example.com/$name"
 		local gets=() p
 		for p in "$@"; do gets+=("$p@$version"); done
 		go get "${gets[@]}"
-		grep -q replace go.mod && fail "$name: go.mod has a replace directive"
+		if grep -qE '^\s*replace' go.mod; then fail "$name: go.mod has a replace directive"; fi
 		go build "${@/%//...}"
 		go list -m -f '{{.Path}} {{.Version}}' all | grep '^github.com/sortid/' | while read -r path v; do
 			[ "$v" = "$version" ] || fail "$name: $path resolved to ${v:-no version}, want $version"
@@ -102,12 +102,14 @@ step "go run github.com/sortid/sortid/cmd/sortid@$version"
 step "README Go quick starts: extract and build (drivers by go mod tidy)"
 quick="$work/quickstarts"
 mkdir "$quick"
-# Each ```go block of README.md becomes block<N>/main.go, and the regexp of a
-# preceding <!-- readme-test: want RE --> marker block<N>/want.
+# Each ```go block of README.md becomes block<N>/main.go, its line number
+# block<N>/line, and the regexp of a preceding <!-- readme-test: want RE -->
+# marker (as integration/readme_test.go reads it) block<N>/want.
 awk -v dir="$quick" '
 	/^<!-- readme-test: want .* -->$/ { want = $0; sub(/^<!-- readme-test: want /, "", want); sub(/ -->$/, "", want); next }
 	/^```go$/ { n++; d = sprintf("%s/block%02d", dir, n); system("mkdir -p " d); f = d "/main.go"
 		if (want != "") { print want > (d "/want"); close(d "/want") }
+		print NR > (d "/line"); close(d "/line")
 		want = ""; inblock = 1; next }
 	inblock && /^```$/ { inblock = 0; close(f); next }
 	inblock { print > f; next }
@@ -117,11 +119,11 @@ blocks=("$quick"/block*)
 [ "${#blocks[@]}" -ge 7 ] || fail "found ${#blocks[@]} Go blocks in README.md, want at least 7"
 (
 	cd "$quick"
-	go mod init -q example.com/quickstarts 2>/dev/null || go mod init example.com/quickstarts
+	go mod init example.com/quickstarts 2>/dev/null || go mod init example.com/quickstarts
 	go get "github.com/sortid/sortid@$version" "github.com/sortid/sortid/pgxtype@$version" \
 		"github.com/sortid/sortid/gormtype@$version"
 	go mod tidy
-	grep -q replace go.mod && fail "quickstarts: go.mod has a replace directive"
+	if grep -qE '^\s*replace' go.mod; then fail "quickstarts: go.mod has a replace directive"; fi
 	mkdir bin
 	go build -o bin/ ./...
 )
@@ -130,12 +132,12 @@ step "README Go quick starts: run in order against fresh database $db"
 psql -X -q -v ON_ERROR_STOP=1 "$admin" -c "CREATE DATABASE $db"
 for b in "${blocks[@]}"; do
 	name=$(basename "$b")
-	echo "-- $name ($(grep -m1 -o '"github.com/[^"]*"' "$b/main.go" | grep -v sortid || echo 'idtype only'))"
-	out=$(cd "$quick" && DATABASE_URL=$db_url "bin/$name" 2>&1) || fail "$name exited non-zero:"$'\n'"$out"
+	echo "-- $name: README.md:$(cat "$b/line")"
+	out=$(cd "$quick" && DATABASE_URL=$db_url "bin/$name" 2>&1) || fail "$name (README.md:$(cat "$b/line")) exited non-zero:"$'\n'"$out"
 	printf '%s\n' "$out" | sed 's/^/   /' | head -n 5
 	if [ -f "$b/want" ]; then
 		printf '%s\n' "$out" | grep -Pq -- "$(cat "$b/want")" ||
-			fail "$name: output does not match $(cat "$b/want")"
+			fail "$name (README.md:$(cat "$b/line")): output does not match $(cat "$b/want")"
 	fi
 done
 
