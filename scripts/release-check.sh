@@ -49,6 +49,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The database first, so that a missing server fails the check at once.
+psql -X -q -v ON_ERROR_STOP=1 "$admin" -c "CREATE DATABASE $db" ||
+	fail "cannot create database $db on $admin (set SORTID_TEST_DATABASE to a PostgreSQL server's URL)"
+
 commit=$(git rev-parse --short HEAD)
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 	echo "release check: note: checking commit $commit; uncommitted changes are not part of it"
@@ -129,7 +133,6 @@ blocks=("$quick"/block*)
 )
 
 step "README Go quick starts: run in order against fresh database $db"
-psql -X -q -v ON_ERROR_STOP=1 "$admin" -c "CREATE DATABASE $db"
 for b in "${blocks[@]}"; do
 	name=$(basename "$b")
 	echo "-- $name: README.md:$(cat "$b/line")"
