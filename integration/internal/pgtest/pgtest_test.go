@@ -51,7 +51,7 @@ func TestResolveNothingReachable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"no docker here", "127.0.0.1:1",
-		"SORTID_TEST_DATABASE=postgres://", "start Docker", "docker compose up -d",
+		"SORTID_TEST_DATABASE=postgres://", "host=HOST user=USER", "start Docker", "docker compose up -d postgres",
 		"pg_ctlcluster", "go test -short",
 	} {
 		if !strings.Contains(err.Error(), want) {
@@ -78,7 +78,7 @@ func TestResolveEnvURLTakesPrecedence(t *testing.T) {
 	if errors.As(err, &unavailable) {
 		t.Errorf("Resolve fell back to other sources: %v", err)
 	}
-	for _, want := range []string{EnvURL + "=" + closedURL, "no server answers", "unset " + EnvURL} {
+	for _, want := range []string{EnvURL + "=" + closedURL, "no server answers", "or unset it", "docker compose up -d postgres", "systemctl start postgresql"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -139,9 +139,8 @@ func fromEnvURL(ctx context.Context, env Env, raw string) (*Server, error) {
 	}
 	if err := ping(ctx, dsn, env.ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("pgtest: %s=%s: no server answers: %w\n"+
-			"Fix: start that server, correct the URL, or unset %s to let the harness "+
-			"use Docker or a local server; `go test -short` skips the database tests",
-			EnvURL, redact(raw), err, EnvURL)
+			"Fix one of:\n  - start that server, or correct %s, or unset it to let the harness use Docker or a local server\n%s",
+			EnvURL, redact(raw), err, EnvURL, fixes)
 	}
 	return &Server{URL: dsn, Source: SourceEnv}, nil
 }
@@ -253,14 +252,17 @@ func (e *UnavailableError) Error() string {
 	for _, a := range e.Attempts {
 		fmt.Fprintf(&b, "  - %s\n", a)
 	}
-	b.WriteString("Fix one of:\n" +
-		"  - set " + EnvURL + "=postgres://USER:PASSWORD@HOST:PORT/DB (or 'host=HOST user=USER dbname=DB')\n" +
-		"    to a server where USER may CREATE DATABASE\n" +
-		"  - start Docker, so testcontainers-go can run " + ContainerImage + "\n" +
-		"  - start a local PostgreSQL: `docker compose up -d` with the repository's docker-compose.yml\n" +
-		"    (then " + EnvURL + "=postgres://postgres:postgres@localhost:5432/test), or your system's service\n" +
-		"    (`systemctl start postgresql`, `brew services start postgresql`, `pg_ctlcluster <version> main start`);\n" +
-		"    PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE point the harness at it\n" +
-		"  - or run `go test -short` to skip the database tests\n")
+	b.WriteString("Fix one of:\n" + fixes)
 	return b.String()
 }
+
+// fixes lists the ways to give the tests a server, for every error that
+// reports a missing one.
+const fixes = "  - set " + EnvURL + "=postgres://USER:PASSWORD@HOST:PORT/DB (or 'host=HOST user=USER dbname=DB')\n" +
+	"    to a server where USER may CREATE DATABASE\n" +
+	"  - start Docker, so testcontainers-go can run " + ContainerImage + " (when " + EnvURL + " is unset)\n" +
+	"  - start a local PostgreSQL: `docker compose up -d postgres` with the repository's docker-compose.yml\n" +
+	"    (then " + EnvURL + "=postgres://postgres:postgres@localhost:5432/test), or your system's service\n" +
+	"    (`systemctl start postgresql`, `brew services start postgresql`, `pg_ctlcluster <version> main start`);\n" +
+	"    PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE point the harness at it when " + EnvURL + " is unset\n" +
+	"  - or run `go test -short` to skip the database tests\n"
