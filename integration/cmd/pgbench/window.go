@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sortid/sortid/benchmarks/internal/stats"
+	"github.com/sortid/sortid/integration/internal/stats"
 	"github.com/sortid/sortid/idtype"
 )
 
