@@ -4,8 +4,10 @@
 // run with -bench. It is its own module so that the peers never enter any
 // other go.mod of the repository.
 //
-// cmd/pgbench measures the PostgreSQL side (bulk loads, sizes, server-side
-// DEFAULTs, time-window queries) and cmd/benchratio turns `go test -bench`
-// output into medians, ranges and ratios; run.sh runs everything, and
-// docs/BENCHMARKS.md records a run.
+// integration/cmd/pgbench measures the PostgreSQL side (bulk loads, sizes,
+// server-side DEFAULTs, time-window queries) with the integration tests'
+// database harness, and integration/cmd/benchratio turns `go test -bench`
+// output into medians, ranges and ratios; sql/run.sh prices the SQL
+// generators and unshipped designs in psql; run.sh runs the Go and pgbench
+// parts, and docs/BENCHMARKS.md records runs.
 package benchmarks

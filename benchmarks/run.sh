@@ -6,11 +6,14 @@
 #
 # 1. Go: `go test -run '^$' -bench . -benchmem -count 2` once per round, so
 #    the contenders interleave across rounds (2×rounds samples each), then
-#    benchstat and cmd/benchratio (ratios to uuid-v4 / uuid / ulid).
-# 2. PostgreSQL: go run ./cmd/pgbench -rounds N (1M rows per contender per
-#    round). Server: SORTID_TEST_DATABASE, else the libpq defaults (PGHOST,
-#    PGPORT, PGUSER, PGPASSWORD, PGDATABASE); it creates and drops a scratch
-#    database. No server is an error, not a skip.
+#    benchstat and integration/cmd/benchratio (ratios to uuid-v4 / uuid / ulid).
+# 2. PostgreSQL: integration/cmd/pgbench -rounds N (1M rows per contender per
+#    round). Server: the integration harness's (pgtest) rules without Docker:
+#    SORTID_TEST_DATABASE, else the libpq defaults (PGHOST, PGPORT, PGUSER,
+#    PGPASSWORD, PGDATABASE); it creates and drops a scratch database with
+#    the harness. No server is an error, not a skip.
+# The two programs live in the integration module so that pgbench shares the
+# test-database harness (integration/internal/pgtest) instead of copying it.
 # Environment: BENCHTIME (go test -benchtime, default 250ms), ROWS (default
 # 1000000), WINDOW_REPS (default 200), OUT (directory for raw output,
 # default a new temporary directory).
@@ -18,9 +21,6 @@ set -euo pipefail
 rounds=${1:-3}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [rounds]" >&2; exit 2; }
 cd "$(dirname "$0")"
-# The module is not in go.work until the lead adds it; its replace
-# directives make it build on its own either way.
-export GOWORK=off
 out=${OUT:-$(mktemp -d -t sortid-bench.XXXXXX)}
 mkdir -p "$out"
 
@@ -30,7 +30,7 @@ echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 echo "Raw output: $out"
 
 # Fail before the long Go part if the database part cannot run.
-go run ./cmd/pgbench -check
+go run ../integration/cmd/pgbench -check
 
 echo
 echo "## Go (benchtime ${BENCHTIME:-250ms}, $((2 * rounds)) samples each)"
@@ -43,8 +43,8 @@ echo
 echo '```'
 go tool benchstat "$out/go.txt"
 echo '```'
-go run ./cmd/benchratio -baseline uuid-v4,uuid,ulid <"$out/go.txt"
+go run ../integration/cmd/benchratio -baseline uuid-v4,uuid,ulid <"$out/go.txt"
 
 echo
 echo "## PostgreSQL"
-go run ./cmd/pgbench -rounds "$rounds" -rows "${ROWS:-1000000}" -window-reps "${WINDOW_REPS:-200}" | tee "$out/pg.md"
+go run ../integration/cmd/pgbench -rounds "$rounds" -rows "${ROWS:-1000000}" -window-reps "${WINDOW_REPS:-200}" | tee "$out/pg.md"

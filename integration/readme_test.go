@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +72,7 @@ func TestREADMEQuickStarts(t *testing.T) {
 
 	blocks := readmeBlocks(t)
 	programs := buildGoBlocks(t, blocks)
+	checkRefuseWithoutDatabaseURL(t, blocks, programs)
 	ran := map[string]int{}
 	for i, b := range blocks {
 		var out []byte
@@ -79,7 +83,7 @@ func TestREADMEQuickStarts(t *testing.T) {
 		case b.lang == "sql":
 			err = execSQL(dbURL, b.body)
 		case b.lang == "sh" && b.run:
-			out, err = runCommand("bash", []string{"-o", "pipefail", "-c", b.body}, dbURL)
+			out, err = runCommand("bash", []string{"-o", "pipefail", "-c", localBuild(b.body)}, dbURL)
 		default:
 			continue
 		}
@@ -93,6 +97,94 @@ func TestREADMEQuickStarts(t *testing.T) {
 	}
 	if ran["go"] < 7 || ran["sql"] < 1 || ran["sh"] < 2 {
 		t.Fatalf("ran %v blocks; the README lost its quick starts, or this test its way of finding them", ran)
+	}
+}
+
+// releasedCLI is how the README runs the CLI; localBuild swaps in this
+// checkout's, since the test must check the code it is run with.
+const releasedCLI = "github.com/sortid/sortid/cmd/sortid@v0.1.0"
+
+// localBuild returns a shell block with the released CLI replaced by ./cmd/sortid.
+func localBuild(body string) string {
+	return strings.ReplaceAll(body, releasedCLI, "./cmd/sortid")
+}
+
+// refusal is what every quick start that uses a database prints without one.
+const refusal = "DATABASE_URL is not set: export DATABASE_URL=postgres://"
+
+// checkRefuseWithoutDatabaseURL runs every block that reads DATABASE_URL
+// with it empty, and checks that each fails with the refusal instead of
+// reaching some database.
+func checkRefuseWithoutDatabaseURL(t *testing.T, blocks []readmeBlock, programs map[int]string) {
+	t.Helper()
+	checked := 0
+	for i, b := range blocks {
+		if !strings.Contains(b.body, "DATABASE_URL") {
+			continue
+		}
+		var out []byte
+		var err error
+		switch {
+		case b.lang == "go":
+			out, err = runCommand(programs[i], nil, "")
+		case b.lang == "sh" && b.run:
+			out, err = runCommand("bash", []string{"-o", "pipefail", "-c", localBuild(b.body)}, "")
+		default:
+			continue
+		}
+		checked++
+		if err == nil || !strings.Contains(string(out), refusal) {
+			t.Errorf("README.md:%d (%s block) with DATABASE_URL empty: %v, output lacks %q:\n%s", b.line, b.lang, err, refusal, out)
+		}
+	}
+	// golang-migrate, goose, psql, pgx, database/sql, sqlx, GORM.
+	if checked < 7 {
+		t.Errorf("checked %d blocks that read DATABASE_URL, want at least 7", checked)
+	}
+}
+
+// TestREADMEInstallCoversImports checks that every module a Go block of
+// README.md imports from is named in a `go get` of its Install section.
+func TestREADMEInstallCoversImports(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(string(text), "## Install\n")
+	end := strings.Index(string(text), "## Try it\n")
+	if start < 0 || end < start {
+		t.Fatal("README.md has no Install section before Try it")
+	}
+	install := string(text[start:end])
+	var modules []string
+	for _, f := range strings.Fields(strings.NewReplacer("`", " ", "|", " ").Replace(install)) {
+		if strings.Contains(strings.SplitN(f, "/", 2)[0], ".") {
+			modules = append(modules, strings.SplitN(f, "@", 2)[0])
+		}
+	}
+	imports := 0
+	for _, b := range readmeBlocks(t) {
+		if b.lang != "go" {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "", b.body, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("README.md:%d: %v", b.line, err)
+		}
+		for _, spec := range f.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			if !strings.Contains(strings.SplitN(path, "/", 2)[0], ".") {
+				continue // standard library
+			}
+			imports++
+			if !slices.ContainsFunc(modules, func(m string) bool { return path == m || strings.HasPrefix(path, m+"/") }) {
+				t.Errorf("README.md:%d imports %s, which no go get of the Install section (%v) provides", b.line, path, modules)
+			}
+		}
+	}
+	if imports < 10 {
+		t.Errorf("found %d non-standard imports in the Go blocks; the test lost its way of finding them", imports)
 	}
 }
 

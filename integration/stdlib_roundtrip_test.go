@@ -26,11 +26,13 @@ type sqlPath struct {
 }
 
 func sqlPaths() []sqlPath {
-	m := pgtype.NewMap()
-	pgxtype.Register(m) // only for m.SQLScanner: []HUID etc. need no help to be sent
 	return []sqlPath{
 		{name: "pgx-stdlib", db: func(t *testing.T) *sql.DB { return pgtest.StdDB(t) }, array: func(v any) any {
 			if reflect.TypeOf(v).Kind() == reflect.Pointer {
+				// A Map per scan: a pgtype.Map is not safe for concurrent
+				// use, and the subtests run in parallel.
+				m := pgtype.NewMap()
+				pgxtype.Register(m) // only for m.SQLScanner: []HUID etc. need no help to be sent
 				return m.SQLScanner(v)
 			}
 			return v

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the project's whole test suite: formatting, vet and
 # `go test -race` over every module of go.work, plus the rule that the root
-# module requires nothing. Database tests need a PostgreSQL server: see
-# README.md ("Running the tests").
+# module requires nothing. Database tests need a PostgreSQL and a
+# MySQL/MariaDB server: see README.md ("Running the tests").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Find the servers first, by the harness's own rules, so that a missing one
+# fails the run in seconds instead of minutes into the tests.
+echo "== test servers"
+go run ./integration/cmd/testservers
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))

@@ -3,10 +3,9 @@
 //
 // [DB] and [DSN] connect to the server named by SORTID_TEST_MYSQL (a
 // go-sql-driver/mysql DSN), or to root@tcp(127.0.0.1:3306)/ when it is
-// unset. The first test that asks creates a database named
-// sortid_test_<16 hex digits>; it is dropped when the last test using it
-// has finished (and recreated if a later test asks again), and databases
+// unset. Each call creates a database of its own, named
+// sortid_test_<16 hex digits>, and drops it when that test ends; databases
 // left by killed runs are dropped after [StaleAfter]. An unreachable server
-// fails the test with a message naming each fix; it never skips, except
-// under go test -short.
+// fails the test with a message naming each fix (see [Server]); it never
+// skips, except under go test -short.
 package mysqltest

@@ -68,22 +68,45 @@ func serverConfig() (*mysql.Config, string, error) {
 	return cfg, source, nil
 }
 
-// create creates a database and returns its DSN and the func that drops it.
-func create(ctx context.Context) (string, func(), error) {
+// Server opens the configured server (SORTID_TEST_MYSQL, else DefaultDSN)
+// with no database selected and checks that it answers. It returns the
+// handle and a description of the server, or an error naming each fix.
+func Server(ctx context.Context) (*sql.DB, string, error) {
 	cfg, source, err := serverConfig()
 	if err != nil {
-		return "", nil, err
+		return nil, "", err
 	}
 	cfg.DBName = ""
+	desc := fmt.Sprintf("%s (%s)", cfg.Addr, source)
 	admin, err := sql.Open("mysql", cfg.FormatDSN())
 	if err == nil {
 		err = admin.PingContext(ctx)
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("mysqltest: no MySQL/MariaDB server answers at %s (%s): %w\n"+
-			"Fix: start it (MariaDB: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd), "+
-			"or set %s to a go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/ of a user who may CREATE DATABASE; "+
-			"`go test -short` skips the database tests", cfg.Addr, source, err, EnvDSN)
+		if admin != nil {
+			_ = admin.Close()
+		}
+		return nil, desc, fmt.Errorf("mysqltest: no MySQL/MariaDB server answers at %s: %w\n"+
+			"Fix one of:\n"+
+			"  - set %s to a go-sql-driver DSN such as root@tcp(127.0.0.1:3306)/ of a user who may CREATE DATABASE\n"+
+			"  - start a local server: `docker compose up -d mariadb` with the repository's docker-compose.yml\n"+
+			"    (then %s='root:root@tcp(127.0.0.1:3306)/'), or your system's service\n"+
+			"    (`systemctl start mariadb`, `brew services start mariadb`, or run mariadbd/mysqld directly)\n"+
+			"  - or run `go test -short` to skip the database tests", desc, err, EnvDSN, EnvDSN)
+	}
+	return admin, desc, nil
+}
+
+// create creates a database and returns its DSN and the func that drops it.
+func create(ctx context.Context) (string, func(), error) {
+	admin, _, err := Server(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	cfg, _, err := serverConfig()
+	if err != nil {
+		_ = admin.Close()
+		return "", nil, err
 	}
 	dropStale(ctx, admin)
 	name := pgtest.NewDatabaseName()

@@ -3,9 +3,14 @@ package pgtest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // closedURL names a port nothing listens on.
@@ -46,7 +51,7 @@ func TestResolveNothingReachable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"no docker here", "127.0.0.1:1",
-		"SORTID_TEST_DATABASE=postgres://", "start Docker", "docker compose up -d",
+		"SORTID_TEST_DATABASE=postgres://", "host=HOST user=USER", "start Docker", "docker compose up -d postgres",
 		"pg_ctlcluster", "go test -short",
 	} {
 		if !strings.Contains(err.Error(), want) {
@@ -73,20 +78,87 @@ func TestResolveEnvURLTakesPrecedence(t *testing.T) {
 	if errors.As(err, &unavailable) {
 		t.Errorf("Resolve fell back to other sources: %v", err)
 	}
-	for _, want := range []string{EnvURL + "=" + closedURL, "no server answers", "unset " + EnvURL} {
+	for _, want := range []string{EnvURL + "=" + closedURL, "no server answers", "or unset it", "docker compose up -d postgres", "systemctl start postgresql"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
 }
 
-func TestResolveEnvURLMustBePostgresURL(t *testing.T) {
+func TestResolveEnvURLMustBeAConnectionString(t *testing.T) {
 	t.Parallel()
-	for _, raw := range []string{"mysql://root@localhost/x", "host=localhost dbname=x", "postgres://[::1"} {
+	for _, raw := range []string{"mysql://root@localhost/x", "host=localhost dbname", "postgres://[::1", "host='unclosed"} {
 		_, err := Resolve(t.Context(), Env{Getenv: envOf(map[string]string{EnvURL: raw})})
-		if err == nil || !strings.Contains(err.Error(), EnvURL) {
-			t.Errorf("Resolve with %s=%q: error %v, want one naming %s", EnvURL, raw, err, EnvURL)
+		if !errors.Is(err, ErrDSN) || !strings.Contains(err.Error(), EnvURL) || !strings.Contains(err.Error(), strconv.Quote(raw)) {
+			t.Errorf("Resolve with %s=%q: error %v, want ErrDSN naming %s and quoting the input as given", EnvURL, raw, err, EnvURL)
 		}
+	}
+}
+
+// dsnTests are keyword/value DSNs and the URLs NormalizeDSN makes of them.
+var dsnTests = []struct{ in, want string }{
+	{"postgres://u:p%40w@h:5433/db?sslmode=disable", "postgres://u:p%40w@h:5433/db?sslmode=disable"},
+	{"host=127.0.0.1 user=postgres dbname=postgres", "postgres://postgres@127.0.0.1/postgres"},
+	{"host=h port=5433 user=u password=secret dbname=d sslmode=disable", "postgres://u:secret@h:5433/d?sslmode=disable"},
+	{"host = h  user='o\\'neil x' dbname='my db'", "postgres://o%27neil%20x@h/my%20db"},
+	{"host=/var/run/postgresql port=5432 dbname=d", "postgres:///d?host=%2Fvar%2Frun%2Fpostgresql&port=5432"},
+	{"host=a,b port=1,2 user=u", "postgres://u@?host=a%2Cb&port=1%2C2"},
+	{"password=s3 host=h", "postgres://h?password=s3"},
+}
+
+func TestNormalizeDSN(t *testing.T) {
+	t.Parallel()
+	for _, tt := range dsnTests {
+		got, err := NormalizeDSN(tt.in)
+		if err != nil {
+			t.Errorf("NormalizeDSN(%q): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("NormalizeDSN(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"postgres://u:secret@h:5432/db", "postgres://u:xxxxx@h:5432/db"},
+		{"postgres://u@h/db?sslmode=disable&password=secret", "postgres://u@h/db?sslmode=disable&password=xxxxx"},
+		{"host=h  password = 'sec ret' user=u", "host=h  password = xxxxx user=u"},
+		{"password=secret host=h", "password=xxxxx host=h"},
+		{"host=h user=u", "host=h user=u"},
+	}
+	for _, tt := range tests {
+		if got := redact(tt.in); got != tt.want {
+			t.Errorf("redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestResolveKeywordValueDSN(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("needs a PostgreSQL server")
+	}
+	// The server the other database tests use, written as keyword/value.
+	srv, err := Resolve(t.Context(), Env{Getenv: os.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgx.ParseConfig(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := fmt.Sprintf("host=%s port=%d user=%s password='%s' dbname=%s sslmode=disable",
+		cfg.Host, cfg.Port, cfg.User, cfg.Password, cfg.Database)
+	got, err := Resolve(t.Context(), Env{Getenv: envOf(map[string]string{EnvURL: dsn})})
+	if err != nil {
+		t.Fatalf("Resolve with %s=%q: %v", EnvURL, redact(dsn), err)
+	}
+	gotCfg, err := pgx.ParseConfig(got.URL)
+	if err != nil || got.Source != SourceEnv || gotCfg.Host != cfg.Host || gotCfg.Port != cfg.Port || gotCfg.Database != cfg.Database {
+		t.Errorf("Resolve = %s %q (%v), want %s naming %s:%d/%s", got.Source, redact(got.URL), err, SourceEnv, cfg.Host, cfg.Port, cfg.Database)
 	}
 }
 
@@ -187,7 +259,7 @@ func TestLocalURL(t *testing.T) {
 		if got := LocalURL(envOf(tt.env)); got != tt.want {
 			t.Errorf("LocalURL(%v) = %q, want %q", tt.env, got, tt.want)
 		}
-		if err := checkURL(tt.want); err != nil {
+		if _, err := NormalizeDSN(tt.want); err != nil {
 			t.Errorf("LocalURL(%v) is not a valid URL: %v", tt.env, err)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // EnvURL is the environment variable that names the PostgreSQL server the
-// tests must use, as a postgres:// URL of a database on it that the user may
-// CREATE DATABASE from.
+// tests must use, as a postgres:// URL or a libpq keyword/value DSN (see
+// [NormalizeDSN]) of a database on it that the user may CREATE DATABASE from.
 const EnvURL = "SORTID_TEST_DATABASE"
 
 // Default bounds of the probes made by Resolve.
@@ -133,16 +133,16 @@ func Resolve(ctx context.Context, env Env) (*Server, error) {
 }
 
 func fromEnvURL(ctx context.Context, env Env, raw string) (*Server, error) {
-	if err := checkURL(raw); err != nil {
+	dsn, err := NormalizeDSN(raw)
+	if err != nil {
 		return nil, fmt.Errorf("pgtest: %s: %w", EnvURL, err)
 	}
-	if err := ping(ctx, raw, env.ConnectTimeout); err != nil {
+	if err := ping(ctx, dsn, env.ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("pgtest: %s=%s: no server answers: %w\n"+
-			"Fix: start that server, correct the URL, or unset %s to let the harness "+
-			"use Docker or a local server; `go test -short` skips the database tests",
-			EnvURL, redact(raw), err, EnvURL)
+			"Fix one of:\n  - start that server, or correct %s, or unset it to let the harness use Docker or a local server\n%s",
+			EnvURL, redact(raw), err, EnvURL, fixes)
 	}
-	return &Server{URL: raw, Source: SourceEnv}, nil
+	return &Server{URL: dsn, Source: SourceEnv}, nil
 }
 
 func fromContainer(ctx context.Context, env Env) (*Server, error) {
@@ -219,21 +219,6 @@ func valueOr(v, fallback string) string {
 	return v
 }
 
-// checkURL reports whether raw is a postgres:// URL that pgx accepts.
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("not a URL: %w", err)
-	}
-	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
-		return fmt.Errorf("%q is not a postgres:// URL", redact(raw))
-	}
-	if _, err := pgx.ParseConfig(raw); err != nil {
-		return fmt.Errorf("invalid connection URL: %w", err)
-	}
-	return nil
-}
-
 // ping connects to rawURL, bounded by timeout, and checks that the server answers.
 func ping(ctx context.Context, rawURL string, timeout time.Duration) error {
 	cfg, err := pgx.ParseConfig(rawURL)
@@ -254,15 +239,6 @@ func ping(ctx context.Context, rawURL string, timeout time.Duration) error {
 	return nil
 }
 
-// redact hides the password of a URL for messages.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<unparsable URL>"
-	}
-	return u.Redacted()
-}
-
 // UnavailableError reports that Resolve found no server, with each attempt.
 type UnavailableError struct {
 	// Attempts says, per source tried, why it was not used.
@@ -276,12 +252,17 @@ func (e *UnavailableError) Error() string {
 	for _, a := range e.Attempts {
 		fmt.Fprintf(&b, "  - %s\n", a)
 	}
-	b.WriteString("Fix one of:\n" +
-		"  - set " + EnvURL + "=postgres://USER:PASSWORD@HOST:PORT/DB to a server where USER may CREATE DATABASE\n" +
-		"  - start Docker, so testcontainers-go can run " + ContainerImage + "\n" +
-		"  - start a local PostgreSQL: `docker compose up -d` with the repository's docker-compose.yml\n" +
-		"    (then " + EnvURL + "=postgres://postgres:postgres@localhost:5432/test), or `pg_ctlcluster <version> main start`;\n" +
-		"    PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE point the harness at it\n" +
-		"  - or run `go test -short` to skip the database tests\n")
+	b.WriteString("Fix one of:\n" + fixes)
 	return b.String()
 }
+
+// fixes lists the ways to give the tests a server, for every error that
+// reports a missing one.
+const fixes = "  - set " + EnvURL + "=postgres://USER:PASSWORD@HOST:PORT/DB (or 'host=HOST user=USER dbname=DB')\n" +
+	"    to a server where USER may CREATE DATABASE\n" +
+	"  - start Docker, so testcontainers-go can run " + ContainerImage + " (when " + EnvURL + " is unset)\n" +
+	"  - start a local PostgreSQL: `docker compose up -d postgres` with the repository's docker-compose.yml\n" +
+	"    (then " + EnvURL + "=postgres://postgres:postgres@localhost:5432/test), or your system's service\n" +
+	"    (`systemctl start postgresql`, `brew services start postgresql`, `pg_ctlcluster <version> main start`);\n" +
+	"    PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE point the harness at it when " + EnvURL + " is unset\n" +
+	"  - or run `go test -short` to skip the database tests\n"

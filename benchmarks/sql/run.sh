@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of the sortid SQL generators against gen_random_uuid() and bigserial.
 #
-#   migrations/bench/run.sh [rounds]        (default 5 rounds, interleaved)
+#   benchmarks/sql/run.sh [rounds]        (default 5 rounds, interleaved)
 #
 # Connection: the usual libpq variables (PGHOST, PGPORT, PGUSER, PGDATABASE); the
 # script creates and drops a scratch database named sortid_bench_$$.
@@ -21,7 +21,7 @@ psql_base=(psql -X -v ON_ERROR_STOP=1 -q)
 "${psql_base[@]}" -d "${PGDATABASE:-postgres}" -c "CREATE DATABASE $db"
 trap '"${psql_base[@]}" -d "${PGDATABASE:-postgres}" -c "DROP DATABASE IF EXISTS $db"' EXIT
 P=("${psql_base[@]}" -d "$db")
-"${P[@]}" -f "$here/../sql/0001_sortid.up.sql"
+"${P[@]}" -f "$here/../../migrations/sql/0001_sortid.up.sql"
 "${P[@]}" -f "$here/designs.sql"
 "${P[@]}" <<'SQL'
 CREATE TABLE t_gen_random_uuid     (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), x int);

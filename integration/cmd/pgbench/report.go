@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sortid/sortid/benchmarks/internal/stats"
+	"github.com/sortid/sortid/integration/internal/stats"
 )
 
 // table collects one measurement's samples per contender, one per round.

@@ -10,11 +10,11 @@
 //
 // Every round runs every contender once, in an order rotated per round, and
 // the report gives medians, min–max over rounds and ratios to the baseline.
-// It finds the server as the integration harness does without Docker
-// (SORTID_TEST_DATABASE, else the libpq defaults), creates a scratch
-// database, applies the migrations and drops it at the end.
+// It finds the server with the integration tests' own harness (pgtest.Resolve
+// without Docker: SORTID_TEST_DATABASE, else the libpq defaults), creates a
+// scratch database with it, applies the migrations and drops it at the end.
 //
-//	go run ./cmd/pgbench -rounds 3
+//	go run ./integration/cmd/pgbench -rounds 3
 package main
 
 import (
@@ -48,22 +48,22 @@ func main() {
 }
 
 func run(ctx context.Context, rounds, rows, reps int, checkOnly bool) error {
-	serverURL, err := resolveServer(ctx, os.Getenv)
+	srv, err := resolveServer(ctx, os.Getenv)
 	if err != nil {
 		return err
 	}
 	if checkOnly {
-		logf("server reachable: %s", redact(serverURL))
+		logf("server reachable: %s", srv)
 		return nil
 	}
-	db, err := createScratch(ctx, serverURL)
+	db, err := createScratch(ctx, srv.URL)
 	if db != nil {
-		defer db.drop()
+		defer dropScratch(db)
 	}
 	if err != nil {
 		return err
 	}
-	conn, err := pgx.Connect(ctx, db.url)
+	conn, err := pgx.Connect(ctx, db.URL)
 	if err != nil {
 		return err
 	}

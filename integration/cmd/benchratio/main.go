@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/sortid/sortid/benchmarks/internal/stats"
+	"github.com/sortid/sortid/integration/internal/stats"
 )
 
 func main() {

@@ -5,26 +5,16 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestLocalURL(t *testing.T) {
-	env := map[string]string{"PGHOST": "/run/postgresql", "PGUSER": "bench"}
-	got := localURL(func(k string) string { return env[k] })
-	want := "postgres://bench@/postgres?host=%2Frun%2Fpostgresql&port=5432"
-	if got != want {
-		t.Errorf("localURL = %s, want %s", got, want)
-	}
-	if got := localURL(func(string) string { return "" }); got != "postgres://postgres@localhost:5432/postgres" {
-		t.Errorf("default localURL = %s", got)
-	}
-}
+	"github.com/sortid/sortid/integration/internal/pgtest"
+)
 
 // TestUnreachableServerNamesTheFix checks that a missing server is an error
 // telling how to provide one, never a silent skip.
 func TestUnreachableServerNamesTheFix(t *testing.T) {
-	env := map[string]string{envURL: "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=2"}
+	env := map[string]string{pgtest.EnvURL: "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=2"}
 	_, err := resolveServer(context.Background(), func(k string) string { return env[k] })
-	if err == nil || !strings.Contains(err.Error(), "Fix one of") || !strings.Contains(err.Error(), envURL) {
+	if err == nil || !strings.Contains(err.Error(), "Fix one of") || !strings.Contains(err.Error(), pgtest.EnvURL) {
 		t.Fatalf("resolveServer error = %v, want one naming the fix", err)
 	}
 }

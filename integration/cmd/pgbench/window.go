@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sortid/sortid/benchmarks/internal/stats"
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/integration/internal/stats"
 )
 
 // windowStart is the first instant of the hour of rows; any hour inside
