@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/sortid/sortid/idtype"
 )
@@ -22,7 +23,11 @@ The kind is detected from the text, which is never ambiguous:
   1 to 19 decimal digits            HUID (leading zeros allowed)
   26 base32 characters (0-9, A-V)   SCRU128
   36 characters, 8-4-4-4-12 hex     SCRU128 in UUID form
+  32 hex digits                     SCRU128 bytes (the hex key below)
+  \x and 32 hex digits              SCRU128 bytes as psql shows a bytea
 A SCRU128 text always has 26 characters, more than any HUID's 19 digits.
+A 25-character base36 string is a SCRU128 v2 ID, which sortid (SCRU128
+v1.0.2) cannot read; it is named as such.
 
 Keys of a HUID: input, kind ("huid"), decimal, padded (19 digits), hex
 (16 digits of the 8 bytes), time (ISO 8601 UTC, milliseconds), unix_ms,
@@ -31,8 +36,18 @@ Keys of a SCRU128: input, kind ("scru128"), base32, uuid, hex (32 digits),
 time, unix_ms, timestamp (ms since 2020-01-01), counter, per_sec_random,
 per_gen_random.
 
+Any 128 bits decode as a SCRU128, so a UUID from another system would be
+misread. When the bits carry an RFC 9562 UUID variant and version and the
+times say it is not a SCRU128, a warning on stderr names the version (and,
+for a UUIDv7, the time it encodes); the JSON line is still printed and the
+exit status is unchanged. The times: a SCRU128 read from any such UUID
+would lie in the future (more than a day after now); or, for version 7,
+the first 48 bits as Unix milliseconds lie between 2020-01-01 and a day
+after now. A real SCRU128 made now reads as a UUIDv7 of decades ahead.
+
 An invalid ID is named in a warning on stderr; the other IDs are still
-printed, and the exit status is 1.
+printed, and the exit status is 1. Inputs longer than 64 characters are
+named by their first 64 characters and their length.
 `
 
 // isoMillis formats a UTC time in ISO 8601 with milliseconds, e.g.
@@ -134,16 +149,15 @@ func (in *inspector) inspectLines(r io.Reader) error {
 // a valid ID. Only a failure to write the output is returned.
 func (in *inspector) inspect(id string) error {
 	in.total++
-	info, err := describe(id)
+	info, warning, err := describe(id, time.Now())
 	if err != nil {
 		in.invalid++
-		// Flush first so that stdout and stderr, when they share a terminal,
-		// show the warning after the IDs that preceded it.
-		if err := flushOutput(in.out); err != nil {
+		return in.warn(id, err.Error())
+	}
+	if warning != "" {
+		if err := in.warn(id, "warning: "+warning); err != nil {
 			return err
 		}
-		fmt.Fprintf(in.stderr, "sortid: inspect: %q: %v\n", id, err)
-		return nil
 	}
 	if err := in.enc.Encode(info); err != nil {
 		return fmt.Errorf("writing output: %w", err)
@@ -151,24 +165,112 @@ func (in *inspector) inspect(id string) error {
 	return nil
 }
 
-// describe detects the kind of id from its length and characters and returns
-// its JSON form (a huidInfo or a scru128Info).
-func describe(id string) (any, error) {
-	switch {
-	case len(id) == 26 || len(id) == 36:
-		u, err := idtype.ParseSCRU128(id)
-		if err != nil {
-			return nil, err
-		}
-		return describeSCRU128(id, u), nil
-	case isDigits(id):
-		h, err := idtype.ParseHUID(id) // rejects more than 19 digits
-		if err != nil {
-			return nil, err
-		}
-		return describeHUID(id, h), nil
+// warn writes a message about id to stderr. It flushes stdout first so that
+// stdout and stderr, when they share a terminal, show the message after the
+// IDs that preceded it. Only a failure to write the output is returned.
+func (in *inspector) warn(id, message string) error {
+	if err := flushOutput(in.out); err != nil {
+		return err
 	}
-	return nil, errors.New("not an ID: want a HUID (1 to 19 decimal digits), a SCRU128 (26 base32 characters) or a SCRU128 in UUID form (36 characters)")
+	fmt.Fprintf(in.stderr, "sortid: inspect: %s: %s\n", quoteInput(id), message)
+	return nil
+}
+
+// describe detects the kind of id from its length and characters and returns
+// its JSON form (a huidInfo or a scru128Info), and a warning when a SCRU128
+// looks like someone else's UUID (see detectForeignUUID).
+func describe(id string, now time.Time) (info any, warning string, err error) {
+	switch {
+	case isDigits(id) && len(id) <= huidMaxDigits:
+		h, err := idtype.ParseHUID(id)
+		if err != nil {
+			return nil, "", err
+		}
+		return describeHUID(id, h), "", nil
+	case len(id) == scru128V2Len && isBase36(id):
+		return nil, "", errors.New("a 25-character base36 string is a SCRU128 v2 ID; sortid implements SCRU128 v1.0.2 (26 base32 characters), and cannot read v2 IDs")
+	}
+	u, ok, err := parseSCRU128Forms(id)
+	if !ok {
+		if isDigits(id) {
+			return nil, "", fmt.Errorf("%d decimal digits; a HUID has at most %d", len(id), huidMaxDigits)
+		}
+		return nil, "", errNotAnID
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if foreign, ok := detectForeignUUID(u, now); ok {
+		warning = foreign.describe(u)
+	}
+	return describeSCRU128(id, u), warning, nil
+}
+
+const (
+	huidMaxDigits = 19 // 2^63-1 has 19 digits
+	scru128V2Len  = 25 // SCRU128 v2: 25 base36 digits
+)
+
+var errNotAnID = errors.New("not an ID: want a HUID (1 to 19 decimal digits), a SCRU128 (26 base32 characters), or a SCRU128 as a UUID (36 characters), as 32 hex digits or as \\x and 32 hex digits")
+
+// parseSCRU128Forms parses the forms of a SCRU128 inspect accepts: 26
+// base32 characters, a UUID, 32 hex digits (inspect's own hex key) and \x
+// followed by 32 hex digits (a bytea as psql shows it). ok is false when id
+// has none of their lengths.
+func parseSCRU128Forms(id string) (u idtype.SCRU128, ok bool, err error) {
+	switch len(id) {
+	case 26, 36:
+		u, err = idtype.ParseSCRU128(id)
+		return u, true, err
+	case 2 + hexLen:
+		if id[:2] != `\x` && id[:2] != `\X` {
+			return u, false, nil
+		}
+		u, err = parseHex(id[2:])
+		return u, true, err
+	case hexLen:
+		u, err = parseHex(id)
+		return u, true, err
+	}
+	return u, false, nil
+}
+
+const hexLen = 32 // hex digits of 16 bytes
+
+// parseHex decodes 32 hex digits, in either case, into a SCRU128.
+func parseHex(digits string) (idtype.SCRU128, error) {
+	var u idtype.SCRU128
+	for i := 0; i < len(digits); i++ {
+		if !isHexDigit(digits[i]) {
+			return u, fmt.Errorf("%q at offset %d is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \\x", digits[i], i)
+		}
+	}
+	hex.Decode(u[:], []byte(digits)) // cannot fail: the digits were checked
+	return u, nil
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isBase36(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// describe words the warning for an ID read as the SCRU128 id.
+func (f foreignUUID) describe(id idtype.SCRU128) string {
+	if f.version == 7 && !f.v7Time.IsZero() {
+		return fmt.Sprintf("a UUIDv7 (RFC 9562) made at %s, not a SCRU128; read as a SCRU128 its time would be %s",
+			f.v7Time.Format(isoMillis), id.Time().Format(isoMillis))
+	}
+	return fmt.Sprintf("a UUID version %d (RFC 9562), not a SCRU128: read as a SCRU128 its time %s is in the future",
+		f.version, id.Time().Format(isoMillis))
 }
 
 func isDigits(s string) bool {

@@ -5,9 +5,10 @@
 //
 //	sortid new [huid|scru128] [-n N]
 //	sortid inspect [ID...]
-//	sortid range --from T --to T [--kind huid|scru128] [--column NAME]
+//	sortid range --from T [--to T] [--kind huid|scru128] [--column NAME]
 //	sortid sql [up|down]
 //	sortid odds --rate R --generators G
+//	sortid version (or sortid --version)
 //
 // Data goes to stdout, errors and warnings to stderr. The exit status is 0 on
 // full success, 1 when something failed at run time (an invalid ID, a time
@@ -55,6 +56,7 @@ var commands = []command{
 	{"range", "lowest and highest ID of a time window, and a SQL condition", runRange},
 	{"sql", "print the PostgreSQL migration SQL", runSQL},
 	{"odds", "expected HUID and SCRU128 collisions (birthday bound)", runOdds},
+	{"version", "print the version of sortid", runVersion},
 }
 
 const topUsage = `sortid - time-sortable IDs (HUID, SCRU128) for Go and PostgreSQL
@@ -62,9 +64,10 @@ const topUsage = `sortid - time-sortable IDs (HUID, SCRU128) for Go and PostgreS
 Usage:
   sortid new [huid|scru128] [-n N]
   sortid inspect [ID...]
-  sortid range --from T --to T [--kind huid|scru128] [--column NAME]
+  sortid range --from T [--to T] [--kind huid|scru128] [--column NAME]
   sortid sql [up|down]
   sortid odds --rate R --generators G
+  sortid version (or sortid --version)
   sortid help [COMMAND]
 
 Commands:
@@ -95,6 +98,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		printTopUsage(stdout)
 		return exitOK
+	case "-version", "--version":
+		name = "version"
 	}
 	return dispatch(name, rest, s)
 }
@@ -104,7 +109,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func dispatch(name string, args []string, s streams) int {
 	cmd, ok := lookupCommand(name)
 	if !ok {
-		fmt.Fprintf(s.stderr, "sortid: unknown command %q\n\n", name)
+		fmt.Fprintf(s.stderr, "sortid: unknown command %s\n\n", quoteInput(name))
 		printTopUsage(s.stderr)
 		return exitUsage
 	}
@@ -195,13 +200,14 @@ func newFlagSet(name string) *flag.FlagSet {
 // positional arguments. After "--" everything is positional. help is the
 // command's help text, returned in a helpRequest for -h or --help.
 func parseArgs(fs *flag.FlagSet, args []string, help string) ([]string, error) {
+	all := args
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, &helpRequest{fs: fs, text: help}
 			}
-			return nil, &usageError{err}
+			return nil, &usageError{errors.New(truncateEchoes(err.Error(), all))}
 		}
 		rest := fs.Args()
 		consumed := len(args) - len(rest)

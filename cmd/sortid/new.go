@@ -39,7 +39,7 @@ func parseKind(s string) (idKind, error) {
 	case kindHUID, kindSCRU128:
 		return k, nil
 	}
-	return "", fmt.Errorf("unknown ID kind %q; want huid or scru128", s)
+	return "", fmt.Errorf("unknown ID kind %s; want huid or scru128", quoteInput(s))
 }
 
 func runNew(args []string, s streams) error {
@@ -57,7 +57,7 @@ func runNew(args []string, s streams) error {
 			return &usageError{err}
 		}
 	default:
-		return usagef("want at most one ID kind, got %q", positional)
+		return usagef("want at most one ID kind, got %s", quoteInputs(positional))
 	}
 	if *count < 0 {
 		return usagef("-n %d: the count must be at least 0", *count)

@@ -51,7 +51,7 @@ func runOdds(args []string, s streams) error {
 		return err
 	}
 	if len(positional) > 0 {
-		return usagef("unexpected arguments %q", positional)
+		return usagef("unexpected arguments %s", quoteInputs(positional))
 	}
 	rate, err := parseRate(*rateText)
 	if err != nil {
@@ -83,7 +83,7 @@ func parseRate(text string) (float64, error) {
 	}
 	rate, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 {
-		return 0, usagef("--rate %q: want a finite number of IDs per second, at least 0", text)
+		return 0, usagef("--rate %s: want a finite number of IDs per second, at least 0", quoteInput(text))
 	}
 	return rate, nil
 }
@@ -99,8 +99,12 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 func formatOdds(huid, scru128 idtype.CollisionEstimate) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Birthday-bound collision estimate (HUID spec §6.2)\n")
-	fmt.Fprintf(&b, "rate %s IDs/s over %d generators: %s IDs/ms per generator\n\n",
-		strconv.FormatFloat(huid.IDsPerSecond, 'f', -1, 64), huid.Generators,
+	generators := "generators"
+	if huid.Generators == 1 {
+		generators = "generator"
+	}
+	fmt.Fprintf(&b, "rate %s IDs/s over %d %s: %s IDs/ms per generator\n\n",
+		strconv.FormatFloat(huid.IDsPerSecond, 'f', -1, 64), huid.Generators, generators,
 		strconv.FormatFloat(huid.IDsPerMillisecondEach, 'f', -1, 64))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scheme\tIDs/ms/generator\tcollisions/ms\tcollisions/day\tcollisions/year")

@@ -10,16 +10,15 @@ import (
 	"github.com/sortid/sortid/idtype"
 )
 
-const rangeHelp = `Usage: sortid range --from T --to T [--kind huid|scru128] [--column NAME]
+const rangeHelp = `Usage: sortid range --from T [--to T] [--kind huid|scru128] [--column NAME]
 
 Print the lowest and highest ID made in a millisecond that overlaps the
 window [from, to), and a SQL condition that selects the rows made in it
 with an index range scan. IDs carry only their millisecond, so a bound
 inside a millisecond takes in that whole millisecond; millisecond-aligned
-bounds are exact. T is an RFC 3339 time, with or without fractional seconds
-(2026-03-01T00:00:00Z, 2026-03-01T09:30:00.250+01:00), or an integer of
-Unix milliseconds (1772323200000).
+bounds are exact. --to defaults to now. A time T is one of:
 
+` + timeForms + `
 HUID output:
   lo  <decimal>
   hi  <decimal>
@@ -39,8 +38,8 @@ A window that is empty or reaches outside the scheme's time window (HUID:
 
 func runRange(args []string, s streams) error {
 	fs := newFlagSet("range")
-	from := fs.String("from", "", "start of the window, inclusive (RFC 3339 or Unix ms; required)")
-	to := fs.String("to", "", "end of the window, exclusive (RFC 3339 or Unix ms; required)")
+	from := fs.String("from", "", "start of the window, inclusive (a time in a form above; required)")
+	to := fs.String("to", "now", "end of the window, exclusive (a time in a form above)")
 	kindName := fs.String("kind", string(kindHUID), "ID kind: huid or scru128")
 	column := fs.String("column", "id", "column name in the SQL condition (a plain or schema-qualified identifier)")
 	positional, err := parseArgs(fs, args, rangeHelp)
@@ -48,20 +47,21 @@ func runRange(args []string, s streams) error {
 		return err
 	}
 	if len(positional) > 0 {
-		return usagef("unexpected arguments %q", positional)
+		return usagef("unexpected arguments %s", quoteInputs(positional))
 	}
 	kind, err := parseKind(*kindName)
 	if err != nil {
 		return &usageError{err}
 	}
 	if !isSQLIdentifier(*column) {
-		return usagef("--column %q is not a plain SQL identifier (letters, digits, _ and $, not starting with a digit or $; optionally qualified with dots)", *column)
+		return usagef("--column %s is not a plain SQL identifier (letters, digits, _ and $, not starting with a digit or $; optionally qualified with dots)", quoteInput(*column))
 	}
-	fromTime, err := parseWindowTime("--from", *from)
+	now := time.Now()
+	fromTime, err := parseWindowTime("--from", *from, now)
 	if err != nil {
 		return err
 	}
-	toTime, err := parseWindowTime("--to", *to)
+	toTime, err := parseWindowTime("--to", *to, now)
 	if err != nil {
 		return err
 	}
@@ -71,22 +71,59 @@ func runRange(args []string, s streams) error {
 	return printHUIDRange(s.stdout, fromTime, toTime, *column)
 }
 
-// parseWindowTime parses the value of the flag name: an integer is Unix
-// milliseconds, anything else must be RFC 3339. A missing or malformed value
-// is a usage error.
-func parseWindowTime(name, value string) (time.Time, error) {
+// timeForms lists the forms parseWindowTime accepts, for the help and for
+// its error message.
+const timeForms = `  RFC 3339               2026-11-30T10:00:00Z, 2026-11-30T10:00:00.250+01:00
+  Unix milliseconds      1795946400000
+  now                    the time the command runs
+  signed duration        -5m, -2h30m, +90s: relative to now (units ns, us,
+                         ms, s, m, h)
+  date                   2026-11-30 (midnight)
+  date and time          2026-11-30 10:00, 2026-11-30 10:00:00.5
+A date, or a date and time, is UTC unless a zone follows: Z, +01, +01:00
+(with or without a space before it), e.g. 2026-11-30 10:00:00+01.
+`
+
+// calendarLayouts are the date and date-time forms, without a zone and
+// with each zone form; a layout without a zone parses as UTC.
+var calendarLayouts = func() []string {
+	var layouts []string
+	for _, base := range []string{"2006-01-02", "2006-01-02 15:04", "2006-01-02 15:04:05"} {
+		for _, zone := range []string{"", "Z07:00", "Z07", " Z07:00", " Z07"} {
+			layouts = append(layouts, base+zone)
+		}
+	}
+	return layouts
+}()
+
+// parseWindowTime parses the value of the flag name in one of the
+// timeForms; now is the time that "now" and durations refer to. A missing
+// or malformed value is a usage error.
+func parseWindowTime(name, value string, now time.Time) (time.Time, error) {
 	if value == "" {
 		return time.Time{}, usagef("%s is required", name)
+	}
+	if value == "now" {
+		return now, nil
 	}
 	if ms, err := strconv.ParseInt(value, 10, 64); err == nil {
 		return time.UnixMilli(ms).UTC(), nil
 	}
-	// time.RFC3339 also accepts fractional seconds when parsing.
-	t, err := time.Parse(time.RFC3339, value)
-	if err != nil {
-		return time.Time{}, usagef("%s %q is neither RFC 3339 (e.g. 2026-03-01T00:00:00Z) nor Unix milliseconds", name, value)
+	if value[0] == '-' || value[0] == '+' {
+		if d, err := time.ParseDuration(value); err == nil {
+			return now.Add(d), nil
+		}
 	}
-	return t, nil
+	// time.RFC3339 and the layouts also accept fractional seconds.
+	if t, err := time.Parse(time.RFC3339, value); err == nil {
+		return t, nil
+	}
+	for _, layout := range calendarLayouts {
+		if t, err := time.ParseInLocation(layout, value, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("%s %s is not a time; the forms are:\n%s", name, quoteInput(value), timeForms)
 }
 
 func printHUIDRange(w io.Writer, from, to time.Time, column string) error {

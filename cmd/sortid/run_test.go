@@ -124,7 +124,11 @@ func TestDescribeDetectsKind(t *testing.T) {
 		{"12345678901234567890123456", kindSCRU128}, // 26 digits are base32 digits
 		{"00QBTG0FERFTCCNFISUBO489DI", kindSCRU128},
 		{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2", kindSCRU128},
-		{"00d2fb003ddb7f58cbbe5cf2f04425b2", ""}, // bare hex is not accepted
+		{"00d2fb003ddb7f58cbbe5cf2f04425b2", kindSCRU128},   // the hex key
+		{`\x00d2fb003ddb7f58cbbe5cf2f04425b2`, kindSCRU128}, // psql's bytea
+		{"00d2fb003ddb7f58cbbe5cf2f04425bg", ""},
+		{`\y00d2fb003ddb7f58cbbe5cf2f04425b2`, ""},
+		{"0123456789abcdefghijklmno", ""}, // SCRU128 v2
 		{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425bz", ""},
 		{"00QBTG0FERFTCCNFISUBO489DW", ""}, // W is not base32hex
 		{"", ""},
@@ -133,7 +137,7 @@ func TestDescribeDetectsKind(t *testing.T) {
 		{"١٢٣", ""}, // non-ASCII digits
 	}
 	for _, tt := range tests {
-		info, err := describe(tt.input)
+		info, _, err := describe(tt.input, time.Now())
 		var kind idKind
 		switch info := info.(type) {
 		case huidInfo:
@@ -191,13 +195,12 @@ func TestParseWindowTime(t *testing.T) {
 		{"2026-01-01T00:00:00.123456789Z", time.Date(2026, 1, 1, 0, 0, 0, 123456789, time.UTC), false},
 		{"2026-01-01T01:00:00.5+01:00", time.Date(2026, 1, 1, 0, 0, 0, 500_000_000, time.UTC), false},
 		{"", time.Time{}, true},
-		{"2026-01-01", time.Time{}, true},
-		{"2026-01-01 00:00:00Z", time.Time{}, true},
+		{"2026-01-01 00:00:00Z", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false},
 		{"1.5", time.Time{}, true},
 		{"99999999999999999999", time.Time{}, true},
 	}
 	for _, tt := range tests {
-		got, err := parseWindowTime("--from", tt.input)
+		got, err := parseWindowTime("--from", tt.input, time.Now())
 		var usage *usageError
 		if tt.wantErr {
 			if !errors.As(err, &usage) {

@@ -27,7 +27,7 @@ func runSQL(args []string, s streams) error {
 	case 1:
 		direction = positional[0]
 	default:
-		return usagef("want at most one direction, got %q", positional)
+		return usagef("want at most one direction, got %s", quoteInputs(positional))
 	}
 	var text string
 	switch direction {
@@ -36,7 +36,7 @@ func runSQL(args []string, s streams) error {
 	case "down":
 		text = migrations.Down()
 	default:
-		return usagef("unknown direction %q; want up or down", direction)
+		return usagef("unknown direction %s; want up or down", quoteInput(direction))
 	}
 	return writeAll(s.stdout, inTransaction(text))
 }
