@@ -188,7 +188,7 @@ func describe(id string, now time.Time) (info any, warning string, err error) {
 		}
 		return describeHUID(id, h), "", nil
 	case len(id) == scru128V2Len && isBase36(id):
-		return nil, "", errors.New("a 25-character base36 string is a SCRU128 v2 ID; sortid implements SCRU128 v1.0.2 (26 base32 characters), and cannot read v2 IDs")
+		return nil, "", errors.New("a 25-character base36 string is a SCRU128 v2 ID; sortid implements SCRU128 v1.0.2 (26 base32 characters) and cannot read v2 IDs")
 	}
 	u, ok, err := parseSCRU128Forms(id)
 	if !ok {

@@ -74,7 +74,7 @@ func runRange(args []string, s streams) error {
 // timeForms lists the forms parseWindowTime accepts, for the help and for
 // its error message.
 const timeForms = `  RFC 3339               2026-11-30T10:00:00Z, 2026-11-30T10:00:00.250+01:00
-  Unix milliseconds      1795946400000
+  Unix milliseconds      1796032800000
   now                    the time the command runs
   signed duration        -5m, -2h30m, +90s: relative to now (units ns, us,
                          ms, s, m, h)
