@@ -126,6 +126,12 @@ func (id SCRU128) encodeUUID(dst *[uuidTextLen]byte) {
 // most 7VVVVVVVVVVVVVVVVVVVVVVVVV) or the 36-character 8-4-4-4-12 UUID form
 // (case-insensitive hex), which PostgreSQL returns for uuid columns. Other
 // input gives an error wrapping [ErrInvalidSCRU128] that quotes it.
+//
+// Every 128-bit value is a SCRU128, so a UUID of another kind parses
+// without error: a UUIDv7 made in 2026 reads as a SCRU128 of 2023, a random
+// UUIDv4 as one of a random year up to 2577. ParseSCRU128 cannot tell them
+// apart; `sortid inspect` warns when the times say an input is an RFC 9562
+// UUID rather than a SCRU128.
 func ParseSCRU128(s string) (SCRU128, error) { return parseSCRU128(s) }
 
 func parseSCRU128[T string | []byte](s T) (SCRU128, error) {

@@ -37,9 +37,10 @@ type foreignUUID struct {
 //     made at time T reads as the UUIDv7 time 1970 + 16·(T - 2020), decades
 //     after now for a SCRU128 made now (a 2026 SCRU128 reads as about 2066).
 //
-// Only a SCRU128 made between about February and July 2023 with the version
-// 7 bits (1 in 64 of them) is taken for a UUIDv7 made now; nothing tells
-// those apart.
+// Only a SCRU128 with the version 7 bits (1 in 64 of them) made from
+// 2023-02-15 to the day whose UUIDv7 reading is now (July 2023 late in
+// 2026; the day moves a sixteenth as fast as the clock) is taken for a
+// UUIDv7; nothing tells those apart.
 func detectForeignUUID(id idtype.SCRU128, now time.Time) (foreignUUID, bool) {
 	version := int(id[6] >> 4)
 	if id[8]>>6 != 0b10 || version < 1 || version > 8 {

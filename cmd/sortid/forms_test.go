@@ -87,6 +87,11 @@ func TestDetectForeignUUIDBoundaries(t *testing.T) {
 		id[8] |= 0x80 // variant 10, in per_sec_random's bits
 		return id
 	}
+	withV7Bits := func(t time.Time) idtype.SCRU128 {
+		id := v4At(t)
+		id[6] = 0x70 | id[6]&0x0f
+		return id
+	}
 	tests := []struct {
 		name        string
 		id          idtype.SCRU128
@@ -100,6 +105,10 @@ func TestDetectForeignUUIDBoundaries(t *testing.T) {
 		{"v4 read at now+skew", v4At(latest), 0},
 		{"v4 read at now+skew+1ms", v4At(latest.Add(time.Millisecond)), 4},
 		{"v4 read at now", v4At(now), 0},
+		// A SCRU128 of 2023-05 reads as a UUIDv7 of 2023-04: in the window
+		// the README says cannot be told apart. One of 2023-01 reads as 2018.
+		{"SCRU128 of 2023-05-01 with v7 bits", withV7Bits(time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC)), 7},
+		{"SCRU128 of 2023-01-01 with v7 bits", withV7Bits(time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)), 0},
 	}
 	for _, tt := range tests {
 		got, ok := detectForeignUUID(tt.id, now)
@@ -177,7 +186,7 @@ func TestBinaryInspectBytesForms(t *testing.T) {
 
 func TestBinaryInspectRejections(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", 100_000)
+	long := strings.Repeat("x", 10<<20)
 	tests := []struct {
 		input      string
 		wantStderr string
@@ -189,7 +198,7 @@ func TestBinaryInspectRejections(t *testing.T) {
 		{`00d2fb003ddb7f58cbbe5cf2f04425b-`, `sortid: inspect: "00d2fb003ddb7f58cbbe5cf2f04425b-": '-' at offset 31 is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \x` + "\n"},
 		{`\y00d2fb003ddb7f58cbbe5cf2f04425b2`, `sortid: inspect: "\\y00d2fb003ddb7f58cbbe5cf2f04425b2": ` + errNotAnID.Error() + "\n"},
 		{"12345678901234567890", `sortid: inspect: "12345678901234567890": 20 decimal digits; a HUID has at most 19` + "\n"},
-		{long, `sortid: inspect: "` + long[:64] + `"... (100000 characters): ` + errNotAnID.Error() + "\n"},
+		{long, `sortid: inspect: "` + long[:64] + `"... (10485760 characters): ` + errNotAnID.Error() + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.input[:min(len(tt.input), 40)], func(t *testing.T) {

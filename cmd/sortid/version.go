@@ -8,10 +8,9 @@ import (
 const versionHelp = `Usage: sortid version
        sortid --version
 
-Print "sortid" and the version of the module it was built from, as Go
-recorded it: a release such as v0.1.0 for go install ...@v0.1.0, a pseudo-
-version from the commit when built in a git checkout, or (devel) when built
-without version control information (-buildvcs=false).
+Print "sortid" and the version of the main module, from the build
+information Go records in the binary: (devel) when it was built without
+version control information.
 `
 
 func runVersion(args []string, s streams) error {
