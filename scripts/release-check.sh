@@ -72,6 +72,10 @@ export GONOSUMDB=github.com/sortid/sortid # not published yet: no checksum datab
 export GOFLAGS=-mod=mod
 export GOWORK=off
 export GOTOOLCHAIN=local
+# Every run publishes different code as the same v0.1.0, but the go command
+# indexes a module cache directory once, as if immutable, and would keep
+# reading an earlier run's file list.
+export GODEBUG=goindex=0
 
 # consumer NAME PACKAGE... makes a fresh module NAME that `go get`s the
 # packages' modules at $version, builds every package of them, and checks that
