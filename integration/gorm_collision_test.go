@@ -479,14 +479,21 @@ func isUniqueViolation(err error) bool {
 	return strings.Contains(msg, "23505") || strings.Contains(msg, "Error 1062") || strings.Contains(msg, "UNIQUE constraint failed")
 }
 
-// TestGormCollisionAfterSnapshot: in a caller's REPEATABLE READ transaction
-// that has read already, another connection commits a row with the key
+// TestGormCollisionAfterSnapshot: in a caller's REPEATABLE READ (or
+// SERIALIZABLE) transaction that has read already, another connection commits a row with the key
 // AutoID draws next; the insert still gets a fresh key.
 func TestGormCollisionAfterSnapshot(t *testing.T) {
-	for _, d := range colDialects[:2] {
-		t.Run(d.name, func(t *testing.T) {
+	for _, c := range []struct {
+		dialect string
+		iso     sql.IsolationLevel
+	}{
+		{"postgres", sql.LevelRepeatableRead},
+		{"postgres", sql.LevelSerializable},
+		{"mysql", sql.LevelRepeatableRead}, // MariaDB's SERIALIZABLE read locks would block the other connection
+	} {
+		t.Run(c.dialect+"/"+strings.ReplaceAll(c.iso.String(), " ", "-"), func(t *testing.T) {
 			src := &takenFirst{}
-			db := d.open(t, gormtype.AutoID{GenerateHUID: src.generate})
+			db := gormOn(t, c.dialect, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
 			resetTables(t, db, &colAccount{})
 			var created colAccount
 			err := db.Transaction(func(tx *gorm.DB) error {
@@ -503,9 +510,9 @@ func TestGormCollisionAfterSnapshot(t *testing.T) {
 					return errors.New("kept the taken key")
 				}
 				return nil
-			}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+			}, &sql.TxOptions{Isolation: c.iso})
 			if err != nil {
-				t.Fatalf("REPEATABLE READ transaction: %v", err)
+				t.Fatalf("%s transaction: %v", c.iso, err)
 			}
 			checkFresh(t, db, created)
 		})

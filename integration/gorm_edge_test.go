@@ -1,7 +1,6 @@
 package integration_test
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -203,33 +202,6 @@ func TestGormEdgePrepareStmt(t *testing.T) {
 				checkFresh(t, db, src2[1], taken)
 			}
 			checkAccount(t, db, taken)
-		})
-	}
-}
-
-// TestGormEdgeSerializable: like TestGormCollisionAfterSnapshot, in a
-// caller's SERIALIZABLE transaction (the doc lists only GORM's own
-// single-row transaction as ending in an error).
-func TestGormEdgeSerializable(t *testing.T) {
-	for _, d := range edgeDialects[:1] { // MariaDB's SERIALIZABLE read locks block the other connection
-		t.Run(d, func(t *testing.T) {
-			src := &takenFirst{}
-			db := gormOn(t, d, &gorm.Config{}, gormtype.AutoID{GenerateHUID: src.generate})
-			resetTables(t, db, &colAccount{})
-			var created colAccount
-			err := db.Transaction(func(tx *gorm.DB) error {
-				if n := countAccounts(t, tx); n != 0 {
-					return fmt.Errorf("%d accounts before", n)
-				}
-				taken := seedAccount(t, db, "taken@x")
-				src.next(taken.ID)
-				created = colAccount{Email: "new@x"}
-				return tx.Create(&created).Error
-			}, &sql.TxOptions{Isolation: sql.LevelSerializable})
-			if err != nil {
-				t.Fatalf("SERIALIZABLE transaction: %v", err)
-			}
-			checkFresh(t, db, created)
 		})
 	}
 }
