@@ -40,7 +40,14 @@ var (
 // readmeBlocks returns the fenced blocks of README.md in order.
 func readmeBlocks(t *testing.T) []readmeBlock {
 	t.Helper()
-	text, err := os.ReadFile("../README.md")
+	return docBlocks(t, "README.md")
+}
+
+// docBlocks returns the fenced blocks of a Markdown page, named relative to
+// the repository root, in order.
+func docBlocks(t *testing.T, page string) []readmeBlock {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", page))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +78,19 @@ func TestREADMEQuickStarts(t *testing.T) {
 	dbURL, _ := freshDatabase(t)
 
 	blocks := readmeBlocks(t)
-	programs := buildGoBlocks(t, blocks)
+	programs := buildGoBlocks(t, "README.md", blocks)
 	checkRefuseWithoutDatabaseURL(t, blocks, programs)
+	ran := runDocBlocks(t, "README.md", blocks, programs, dbURL)
+	if ran["go"] < 7 || ran["sql"] < 1 || ran["sh"] < 2 {
+		t.Fatalf("ran %v blocks; the README lost its quick starts, or this test its way of finding them", ran)
+	}
+}
+
+// runDocBlocks runs a page's Go and SQL blocks, and the shell blocks marked
+// to run, in order against dbURL, checks each block's wanted output, and
+// returns how many blocks of each language ran.
+func runDocBlocks(t *testing.T, page string, blocks []readmeBlock, programs map[int]string, dbURL string) map[string]int {
+	t.Helper()
 	ran := map[string]int{}
 	for i, b := range blocks {
 		var out []byte
@@ -89,15 +107,13 @@ func TestREADMEQuickStarts(t *testing.T) {
 		}
 		ran[b.lang]++
 		if err != nil {
-			t.Fatalf("README.md:%d (%s block): %v\n%s", b.line, b.lang, err, out)
+			t.Fatalf("%s:%d (%s block): %v\n%s", page, b.line, b.lang, err, out)
 		}
 		if b.want != "" && !regexp.MustCompile("(?m)"+b.want).Match(out) {
-			t.Errorf("README.md:%d: output does not match %q:\n%s", b.line, b.want, out)
+			t.Errorf("%s:%d: output does not match %q:\n%s", page, b.line, b.want, out)
 		}
 	}
-	if ran["go"] < 7 || ran["sql"] < 1 || ran["sh"] < 2 {
-		t.Fatalf("ran %v blocks; the README lost its quick starts, or this test its way of finding them", ran)
-	}
+	return ran
 }
 
 // releasedCLI is how the README runs the CLI; localBuild swaps in this
@@ -188,10 +204,10 @@ func TestREADMEInstallCoversImports(t *testing.T) {
 	}
 }
 
-// buildGoBlocks compiles each Go block, in parallel, as a program in this
-// module (which requires every library the README uses); it returns the
-// binaries by block index.
-func buildGoBlocks(t *testing.T, blocks []readmeBlock) map[int]string {
+// buildGoBlocks compiles each Go block of a page, in parallel, as a program
+// in this module (which requires every library the README and docs use); it
+// returns the binaries by block index.
+func buildGoBlocks(t *testing.T, page string, blocks []readmeBlock) map[int]string {
 	t.Helper()
 	dir := t.TempDir()
 	programs := map[int]string{}
@@ -209,7 +225,7 @@ func buildGoBlocks(t *testing.T, blocks []readmeBlock) map[int]string {
 		wg.Go(func() {
 			out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput()
 			if err != nil {
-				t.Errorf("README.md:%d: the Go block does not build: %v\n%s", b.line, err, out)
+				t.Errorf("%s:%d: the Go block does not build: %v\n%s", page, b.line, err, out)
 				return
 			}
 			mu.Lock()

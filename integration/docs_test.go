@@ -1,0 +1,29 @@
+package integration_test
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestDocsRecipes runs the blocks of every page in docs/recipes/ as the
+// README's are run: Go and SQL blocks, and shell blocks marked to run, in
+// order, each page against a fresh database without the sortid functions.
+func TestDocsRecipes(t *testing.T) {
+	t.Parallel()
+	pages, err := filepath.Glob("../docs/recipes/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range pages {
+		page, _ := filepath.Rel("..", path)
+		t.Run(filepath.Base(page), func(t *testing.T) {
+			t.Parallel()
+			dbURL, _ := freshDatabase(t)
+			blocks := docBlocks(t, page)
+			programs := buildGoBlocks(t, page, blocks)
+			if ran := runDocBlocks(t, page, blocks, programs, dbURL); ran["go"]+ran["sql"]+ran["sh"] == 0 {
+				t.Fatalf("%s has no block this test runs", page)
+			}
+		})
+	}
+}
