@@ -47,4 +47,3 @@ func PgBouncer(ctx context.Context, getenv func(string) string) (string, error) 
 	}
 	return dsn, nil
 }
-
