@@ -381,9 +381,11 @@ func TestPgBouncerRecipe(t *testing.T) {
 	}
 }
 
-// TestPgBouncerRecipeSettings checks that the running PgBouncer has each
-// setting of the pgbouncer.ini block of docs/recipes/pgbouncer.md, and
-// fewer server sessions per database than the tests' clients.
+// TestPgBouncerRecipeSettings checks that the pgbouncer.ini block of
+// docs/recipes/pgbouncer.md says what the configuration file of the running
+// PgBouncer (scripts/pgbouncer.sh's) says, that the PgBouncer runs with its
+// [pgbouncer] settings, and that it has fewer server sessions per database
+// than the tests' clients.
 func TestPgBouncerRecipeSettings(t *testing.T) {
 	t.Parallel()
 	via, _ := bouncerDB(t)
@@ -396,7 +398,7 @@ func TestPgBouncerRecipeSettings(t *testing.T) {
 		t.Fatalf("connect to PgBouncer's admin console: %v", err)
 	}
 	defer conn.Close(context.Background())
-	config := map[string]string{}
+	running := map[string]string{}
 	rows, err := conn.Query(t.Context(), "SHOW CONFIG", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)
@@ -406,39 +408,62 @@ func TestPgBouncerRecipeSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		config[fmt.Sprint(vals[0])] = fmt.Sprint(vals[1])
+		running[fmt.Sprint(vals[0])] = fmt.Sprint(vals[1])
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
+	file, err := os.ReadFile(running["conffile"])
+	if err != nil {
+		t.Fatalf("read the running PgBouncer's configuration: %v", err)
+	}
+	used := iniSettings(string(file))
+
 	documented := 0
 	for _, b := range docBlocks(t, "docs/recipes/pgbouncer.md") {
 		if b.lang != "ini" {
 			continue
 		}
-		section := ""
-		for _, line := range strings.Split(b.body, "\n") {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, "[") {
-				section = strings.Trim(line, "[]")
-				continue
-			}
-			key, value, ok := strings.Cut(line, "=")
-			if !ok || section != "pgbouncer" || strings.HasPrefix(line, ";") {
-				continue
-			}
-			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-			documented++
-			if config[key] != value {
-				t.Errorf("docs/recipes/pgbouncer.md sets %s = %s; the PgBouncer the tests use has %q", key, value, config[key])
+		for section, settings := range iniSettings(b.body) {
+			for key, value := range settings {
+				documented++
+				if got := used[section][key]; got != value {
+					t.Errorf("docs/recipes/pgbouncer.md sets [%s] %s = %s; %s has %q", section, key, value, running["conffile"], got)
+				}
+				if got, ok := running[key]; section == "pgbouncer" && got != value {
+					t.Errorf("docs/recipes/pgbouncer.md sets %s = %s; the running PgBouncer has %q (known: %v)", key, value, got, ok)
+				}
 			}
 		}
 	}
-	if documented == 0 {
-		t.Error("docs/recipes/pgbouncer.md has no [pgbouncer] setting in an ini block")
+	if documented < 2 {
+		t.Errorf("docs/recipes/pgbouncer.md has %d settings in ini blocks, want its [databases] and [pgbouncer] ones", documented)
 	}
 	var size int
-	if _, err := fmt.Sscan(config["default_pool_size"], &size); err != nil || size >= bouncerClients {
-		t.Errorf("default_pool_size = %q, want fewer than %d server sessions so the tests' clients share them", config["default_pool_size"], bouncerClients)
+	if _, err := fmt.Sscan(running["default_pool_size"], &size); err != nil || size >= bouncerClients {
+		t.Errorf("default_pool_size = %q, want fewer than %d server sessions so the tests' clients share them", running["default_pool_size"], bouncerClients)
 	}
+}
+
+// iniSettings reads the key = value lines of an ini file by section,
+// skipping comments.
+func iniSettings(text string) map[string]map[string]string {
+	settings := map[string]map[string]string{}
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			section = strings.Trim(line, "[]")
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok || strings.HasPrefix(line, ";") || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if settings[section] == nil {
+			settings[section] = map[string]string{}
+		}
+		settings[section][strings.TrimSpace(key)] = strings.TrimSpace(value)
+	}
+	return settings
 }

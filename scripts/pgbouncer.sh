@@ -15,8 +15,9 @@
 # root, it drops to the postgres user (PgBouncer refuses to run as root).
 set -euo pipefail
 
-# The settings the tests rely on: transaction pooling, and fewer server
-# sessions per database than the tests' 8 clients, so that clients share them.
+# The settings the tests rely on: transaction pooling; fewer server sessions
+# per database than the tests' 8 clients, so that clients share them; and
+# (PgBouncer's default) the most recently used idle server session first.
 settings() {
 	cat <<EOF
 [databases]
@@ -25,6 +26,7 @@ settings() {
 [pgbouncer]
 pool_mode = transaction
 default_pool_size = 2
+server_round_robin = 0
 max_client_conn = 200
 auth_type = trust
 auth_file = $1/userlist.txt
