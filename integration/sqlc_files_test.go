@@ -83,6 +83,10 @@ func TestSQLCRecipeShowsExample(t *testing.T) {
 			t.Errorf("%s: the %s block that shows %s differs from it:\n%s\nwant:\n%s", sqlcRecipe, tc.lang, tc.file, got, want)
 		}
 	}
+	// The recipe says the database/sql package imports lib/pq for arrays.
+	if code, err := os.ReadFile(filepath.Join(sqlcDir, "sqldb", "query.sql.go")); err != nil || !bytes.Contains(code, []byte("pq.Array(ids)")) {
+		t.Errorf("sqldb/query.sql.go does not pass the ids through pq.Array (%v)", err)
+	}
 	model := recipeBlock(t, "text", "models.go")
 	for _, pkg := range sqlcPackages {
 		data, err := os.ReadFile(filepath.Join(sqlcDir, pkg, "models.go"))
@@ -160,34 +164,16 @@ func TestSQLCGeneratedUpToDate(t *testing.T) {
 		}
 	})
 
+	sortid := exec.Command("go", "run", "./cmd/sortid", "sql", "up")
+	sortid.Dir = ".."
+	up, err := sortid.Output()
+	if err != nil {
+		t.Fatalf("sortid sql up: %v", err)
+	}
+
 	t.Run("recipe", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
-		files := map[string]string{"sqlc.yaml": recipeBlock(t, "yaml", "sqlc.yaml")}
-		for _, name := range []string{"schema.sql", "query.sql"} {
-			data, err := os.ReadFile(filepath.Join(sqlcDir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[name] = string(data)
-		}
-		sortid := exec.Command("go", "run", "./cmd/sortid", "sql", "up")
-		sortid.Dir = ".."
-		up, err := sortid.Output()
-		if err != nil {
-			t.Fatalf("sortid sql up: %v", err)
-		}
-		files[sqlcSchemaInDocs] = string(up)
-		for name, data := range files {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cmd := exec.Command(sqlc, "generate")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("sqlc generate with the recipe's sqlc.yaml: %v\n%s", err, out)
-		}
+		dir := sqlcGenerate(t, sqlc, string(up))
 		for _, pkg := range sqlcPackages {
 			committed, _ := filepath.Glob(filepath.Join(sqlcDir, pkg, "*.go"))
 			generated, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go"))
@@ -203,4 +189,49 @@ func TestSQLCGeneratedUpToDate(t *testing.T) {
 			}
 		}
 	})
+
+	// The reason the migration declares bare type names: were sqlc to map
+	// pg_catalog.uuid one day, this fails, and the rule could go.
+	t.Run("pg_catalog.uuid gives interface{}", func(t *testing.T) {
+		t.Parallel()
+		const bare, qualified = "RETURNS uuid\n", "RETURNS pg_catalog.uuid\n"
+		if !strings.Contains(string(up), bare) {
+			t.Fatalf("sortid sql up has no %q", bare)
+		}
+		dir := sqlcGenerate(t, sqlc, strings.ReplaceAll(string(up), bare, qualified))
+		code, err := os.ReadFile(filepath.Join(dir, "pgxdb", "query.sql.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(code, []byte("Scru128 interface{}")) {
+			t.Errorf("with %q, sqlc types scru128_generate() in NewIDs without interface{}:\n%s", qualified, code)
+		}
+	})
+}
+
+// sqlcGenerate runs sqlc generate with the recipe's sqlc.yaml, the example's
+// schema.sql and query.sql, and sortidSQL as the migration, in a temporary
+// directory, and returns the directory.
+func sqlcGenerate(t *testing.T, sqlc, sortidSQL string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"sqlc.yaml": recipeBlock(t, "yaml", "sqlc.yaml"), sqlcSchemaInDocs: sortidSQL}
+	for _, name := range []string{"schema.sql", "query.sql"} {
+		data, err := os.ReadFile(filepath.Join(sqlcDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(data)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(sqlc, "generate")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sqlc generate with the recipe's sqlc.yaml: %v\n%s", err, out)
+	}
+	return dir
 }
