@@ -10,9 +10,9 @@ type NullHUID struct {
 }
 
 // Scan implements [sql.Scanner]: NULL, a nil *NullHUID or *HUID and a
-// NullHUID that is not Valid give Valid=false; a valid NullHUID (or a pointer to
-// it) is scanned as its HUID, and anything else as by [HUID.Scan], whose
-// errors it returns.
+// NullHUID that is not Valid give Valid=false; a valid NullHUID (or a
+// pointer to it) is scanned as its HUID, and anything else as by
+// [HUID.Scan], whose errors it returns.
 func (n *NullHUID) Scan(src any) error {
 	src = nullSource[HUID, NullHUID](src)
 	if src == nil {
@@ -69,9 +69,9 @@ type NullSCRU128 struct {
 }
 
 // Scan implements [sql.Scanner]: NULL, a nil *NullSCRU128 or *SCRU128 and a
-// NullSCRU128 that is not Valid give Valid=false; a valid NullSCRU128 (or a pointer to
-// it) is scanned as its SCRU128, and anything else as by [SCRU128.Scan], whose
-// errors it returns.
+// NullSCRU128 that is not Valid give Valid=false; a valid NullSCRU128 (or a
+// pointer to it) is scanned as its SCRU128, and anything else as by
+// [SCRU128.Scan], whose errors it returns.
 func (n *NullSCRU128) Scan(src any) error {
 	src = nullSource[SCRU128, NullSCRU128](src)
 	if src == nil {
@@ -126,10 +126,11 @@ type NullSCRU128Bytes struct {
 	Valid   bool // Valid is true if SCRU128 is not NULL
 }
 
-// Scan implements [sql.Scanner]: NULL, a nil *NullSCRU128Bytes or *SCRU128Bytes and a
-// NullSCRU128Bytes that is not Valid give Valid=false; a valid NullSCRU128Bytes (or a pointer to
-// it) is scanned as its SCRU128Bytes, and anything else as by [SCRU128Bytes.Scan], whose
-// errors it returns.
+// Scan implements [sql.Scanner]: NULL, a nil *NullSCRU128Bytes or
+// *SCRU128Bytes and a NullSCRU128Bytes that is not Valid give Valid=false; a
+// valid NullSCRU128Bytes (or a pointer to it) is scanned as its
+// SCRU128Bytes, and anything else as by [SCRU128Bytes.Scan], whose errors it
+// returns.
 func (n *NullSCRU128Bytes) Scan(src any) error {
 	src = nullSource[SCRU128Bytes, NullSCRU128Bytes](src)
 	if src == nil {
