@@ -44,16 +44,20 @@ func (b *SCRU128Bytes) UnmarshalBinary(data []byte) error {
 // Value implements [driver.Valuer] with the 16 raw bytes.
 func (b SCRU128Bytes) Value() (driver.Value, error) { return b[:], nil }
 
-// Scan implements [sql.Scanner]. It takes exactly 16 bytes as []byte; other
-// lengths give an error wrapping [ErrInvalidSCRU128], NULL one wrapping
-// [ErrNull] (use [NullSCRU128Bytes]) and other types one wrapping
-// [ErrUnsupportedType].
+// Scan implements [sql.Scanner]. It takes exactly 16 bytes as []byte, and a
+// SCRU128Bytes or a *SCRU128Bytes; other lengths give an error wrapping
+// [ErrInvalidSCRU128], NULL or a nil *SCRU128Bytes one wrapping [ErrNull]
+// (use [NullSCRU128Bytes]) and other types, SCRU128 among them, one
+// wrapping [ErrUnsupportedType].
 func (b *SCRU128Bytes) Scan(src any) error {
-	switch v := src.(type) {
+	switch v := deref[SCRU128Bytes](src).(type) {
+	case SCRU128Bytes:
+		*b = v
+		return nil
 	case []byte:
 		return (*SCRU128)(b).UnmarshalBinary(v)
 	case nil:
-		return fmt.Errorf("%w: SQL NULL scanned into SCRU128Bytes (use NullSCRU128Bytes)", ErrNull)
+		return fmt.Errorf("%w: SQL NULL or a nil *SCRU128Bytes scanned into SCRU128Bytes (use NullSCRU128Bytes)", ErrNull)
 	}
 	return fmt.Errorf("%w: cannot scan %T (%v) into SCRU128Bytes; want 16 bytes as []byte", ErrUnsupportedType, src, src)
 }

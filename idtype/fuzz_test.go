@@ -1,6 +1,7 @@
 package idtype
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -79,10 +80,12 @@ func FuzzHUIDScan(f *testing.F) {
 	for _, b := range badHUIDText {
 		f.Add(int64(-1), b.in, false)
 	}
+	f.Add(int64(-1), "", true)
 	f.Fuzz(func(t *testing.T, n int64, s string, useInt bool) {
 		var src any = []byte(s)
 		if useInt {
 			src = n
+			checkOwnTypeScan[HUID, NullHUID](t, HUID(n), n)
 		}
 		var h HUID
 		if err := h.Scan(src); err != nil {
@@ -117,6 +120,8 @@ func FuzzSCRU128Scan(f *testing.F) {
 			}
 			return
 		}
+		checkOwnTypeScan[SCRU128, NullSCRU128](t, id, id[:])
+		checkOwnTypeScan[SCRU128Bytes, NullSCRU128Bytes](t, SCRU128Bytes(id), id[:])
 		v, _ := id.Value()
 		var back SCRU128
 		if err := back.Scan(v); err != nil || back != id {
@@ -215,4 +220,34 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			t.Fatalf("SCRU128 binary round trip of %x: %x", b, out)
 		}
 	})
+}
+
+// checkOwnTypeScan checks that Scan of x and of &x, into a T and into its
+// Null type N, gives what Scan of the database value dbv into a T gives:
+// the same value, or an error wrapping the same sentinel.
+func checkOwnTypeScan[T comparable, N interface{ id() (T, bool) }](t *testing.T, x T, dbv any) {
+	t.Helper()
+	var want T
+	wantErr := sentinelOf(any(&want).(sql.Scanner).Scan(dbv))
+	for _, src := range []any{x, &x} {
+		var got T
+		err := sentinelOf(any(&got).(sql.Scanner).Scan(src))
+		var n N
+		nErr := sentinelOf(any(&n).(sql.Scanner).Scan(src))
+		v, ok := n.id()
+		if err != wantErr || got != want || nErr != wantErr || v != want || ok != (wantErr == nil) {
+			t.Fatalf("Scan(%T %v) = %v, %v, into %T %v, %v; Scan(%T %v) = %v, %v",
+				src, x, got, err, n, n, nErr, dbv, dbv, want, wantErr)
+		}
+	}
+}
+
+// sentinelOf returns the idtype sentinel err wraps, or err if none.
+func sentinelOf(err error) error {
+	for _, s := range []error{ErrInvalidHUID, ErrInvalidSCRU128, ErrNull, ErrUnsupportedType} {
+		if errors.Is(err, s) {
+			return s
+		}
+	}
+	return err
 }

@@ -9,9 +9,12 @@ type NullHUID struct {
 	Valid bool // Valid is true if HUID is not NULL
 }
 
-// Scan implements [sql.Scanner]: NULL gives Valid=false, anything else is
-// scanned as by [HUID.Scan], whose errors it returns.
+// Scan implements [sql.Scanner]: NULL, a nil *NullHUID or *HUID and a
+// NullHUID that is not Valid give Valid=false; a valid NullHUID (or a
+// pointer to it) is scanned as its HUID, and anything else as by
+// [HUID.Scan], whose errors it returns.
 func (n *NullHUID) Scan(src any) error {
+	src = nullSource[HUID, NullHUID](src)
 	if src == nil {
 		*n = NullHUID{}
 		return nil
@@ -22,6 +25,9 @@ func (n *NullHUID) Scan(src any) error {
 	n.Valid = true
 	return nil
 }
+
+// id returns the HUID and whether it is Valid, for nullSource.
+func (n NullHUID) id() (HUID, bool) { return n.HUID, n.Valid }
 
 // Value implements [driver.Valuer]: NULL when not Valid, else [HUID.Value].
 func (n NullHUID) Value() (driver.Value, error) {
@@ -62,9 +68,12 @@ type NullSCRU128 struct {
 	Valid   bool // Valid is true if SCRU128 is not NULL
 }
 
-// Scan implements [sql.Scanner]: NULL gives Valid=false, anything else is
-// scanned as by [SCRU128.Scan], whose errors it returns.
+// Scan implements [sql.Scanner]: NULL, a nil *NullSCRU128 or *SCRU128 and a
+// NullSCRU128 that is not Valid give Valid=false; a valid NullSCRU128 (or a
+// pointer to it) is scanned as its SCRU128, and anything else as by
+// [SCRU128.Scan], whose errors it returns.
 func (n *NullSCRU128) Scan(src any) error {
+	src = nullSource[SCRU128, NullSCRU128](src)
 	if src == nil {
 		*n = NullSCRU128{}
 		return nil
@@ -75,6 +84,9 @@ func (n *NullSCRU128) Scan(src any) error {
 	n.Valid = true
 	return nil
 }
+
+// id returns the SCRU128 and whether it is Valid, for nullSource.
+func (n NullSCRU128) id() (SCRU128, bool) { return n.SCRU128, n.Valid }
 
 // Value implements [driver.Valuer]: NULL when not Valid, else the UUID form.
 func (n NullSCRU128) Value() (driver.Value, error) {
@@ -114,9 +126,13 @@ type NullSCRU128Bytes struct {
 	Valid   bool // Valid is true if SCRU128 is not NULL
 }
 
-// Scan implements [sql.Scanner]: NULL gives Valid=false, anything else is
-// scanned as by [SCRU128Bytes.Scan], whose errors it returns.
+// Scan implements [sql.Scanner]: NULL, a nil *NullSCRU128Bytes or
+// *SCRU128Bytes and a NullSCRU128Bytes that is not Valid give Valid=false; a
+// valid NullSCRU128Bytes (or a pointer to it) is scanned as its
+// SCRU128Bytes, and anything else as by [SCRU128Bytes.Scan], whose errors it
+// returns.
 func (n *NullSCRU128Bytes) Scan(src any) error {
+	src = nullSource[SCRU128Bytes, NullSCRU128Bytes](src)
 	if src == nil {
 		*n = NullSCRU128Bytes{}
 		return nil
@@ -127,6 +143,9 @@ func (n *NullSCRU128Bytes) Scan(src any) error {
 	n.Valid = true
 	return nil
 }
+
+// id returns the SCRU128Bytes and whether it is Valid, for nullSource.
+func (n NullSCRU128Bytes) id() (SCRU128Bytes, bool) { return n.SCRU128, n.Valid }
 
 // Value implements [driver.Valuer]: NULL when not Valid, else the 16 bytes.
 func (n NullSCRU128Bytes) Value() (driver.Value, error) {

@@ -1,8 +1,10 @@
 package idtype
 
 import (
+	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -196,6 +198,117 @@ func TestValuesAreDriverValues(t *testing.T) {
 		val, err := v.Value()
 		if err != nil || !driver.IsValue(val) {
 			t.Errorf("%T.Value() = %T, %v; not a driver.Value", v, val, err)
+		}
+	}
+}
+
+// ownTypeScan holds the idtype values Scan takes besides database values
+// (ent's bulk create scans IDs as *T), and what each target makes of them.
+// Every target starts as the row's before; a rejected src leaves it so.
+var ownTypeScan = func() []struct {
+	name        string
+	before, src any // before is a pointer to the target
+	want        any // the target's value after Scan
+	err         error
+} {
+	h, s := MustParseHUID("258037077"), MustParseSCRU128("00QBTG0FERFTCCNFISUBO489DI")
+	b, neg := SCRU128Bytes(s), HUID(-1)
+	hp, sp, bp := &h, &s, &b
+	h42, smax, bmax := HUID(42), MaxSCRU128, SCRU128Bytes(MaxSCRU128)
+	nh, ns, nb := NullHUID{h42, true}, NullSCRU128{smax, true}, NullSCRU128Bytes{bmax, true}
+	type row = struct {
+		name        string
+		before, src any
+		want        any
+		err         error
+	}
+	return []row{
+		{"HUID<-HUID", &h42, h, h, nil},
+		{"HUID<-*HUID", &h42, hp, h, nil},
+		{"HUID<-nil *HUID", &h42, (*HUID)(nil), h42, ErrNull},
+		{"HUID<-negative HUID", &h42, neg, h42, ErrInvalidHUID},
+		{"HUID<-*negative HUID", &h42, &neg, h42, ErrInvalidHUID},
+		{"HUID<-**HUID", &h42, &hp, h42, ErrUnsupportedType},
+		{"HUID<-NullHUID", &h42, NullHUID{h, true}, h42, ErrUnsupportedType},
+
+		{"NullHUID<-HUID", &nh, h, NullHUID{h, true}, nil},
+		{"NullHUID<-*HUID", &nh, hp, NullHUID{h, true}, nil},
+		{"NullHUID<-nil *HUID", &nh, (*HUID)(nil), NullHUID{}, nil},
+		{"NullHUID<-valid NullHUID", &nh, NullHUID{h, true}, NullHUID{h, true}, nil},
+		{"NullHUID<-*valid NullHUID", &nh, &NullHUID{h, true}, NullHUID{h, true}, nil},
+		{"NullHUID<-invalid NullHUID", &nh, NullHUID{h, false}, NullHUID{}, nil},
+		{"NullHUID<-nil *NullHUID", &nh, (*NullHUID)(nil), NullHUID{}, nil},
+		{"NullHUID<-negative HUID", &nh, neg, nh, ErrInvalidHUID},
+		{"NullHUID<-valid negative NullHUID", &nh, NullHUID{neg, true}, nh, ErrInvalidHUID},
+		{"NullHUID<-invalid negative NullHUID", &nh, NullHUID{neg, false}, NullHUID{}, nil},
+		{"NullHUID<-NullSCRU128", &nh, NullSCRU128{s, true}, nh, ErrUnsupportedType},
+
+		{"SCRU128<-SCRU128", &smax, s, s, nil},
+		{"SCRU128<-*SCRU128", &smax, sp, s, nil},
+		{"SCRU128<-nil *SCRU128", &smax, (*SCRU128)(nil), smax, ErrNull},
+		{"SCRU128<-SCRU128Bytes", &smax, b, smax, ErrUnsupportedType},
+		{"SCRU128<-NullSCRU128", &smax, NullSCRU128{s, true}, smax, ErrUnsupportedType},
+		{"SCRU128<-**SCRU128", &smax, &sp, smax, ErrUnsupportedType},
+
+		{"NullSCRU128<-SCRU128", &ns, s, NullSCRU128{s, true}, nil},
+		{"NullSCRU128<-*SCRU128", &ns, sp, NullSCRU128{s, true}, nil},
+		{"NullSCRU128<-nil *SCRU128", &ns, (*SCRU128)(nil), NullSCRU128{}, nil},
+		{"NullSCRU128<-valid NullSCRU128", &ns, NullSCRU128{s, true}, NullSCRU128{s, true}, nil},
+		{"NullSCRU128<-*valid NullSCRU128", &ns, &NullSCRU128{s, true}, NullSCRU128{s, true}, nil},
+		{"NullSCRU128<-invalid NullSCRU128", &ns, NullSCRU128{s, false}, NullSCRU128{}, nil},
+		{"NullSCRU128<-nil *NullSCRU128", &ns, (*NullSCRU128)(nil), NullSCRU128{}, nil},
+		{"NullSCRU128<-SCRU128Bytes", &ns, b, ns, ErrUnsupportedType},
+		{"NullSCRU128<-NullSCRU128Bytes", &ns, NullSCRU128Bytes{b, true}, ns, ErrUnsupportedType},
+
+		{"SCRU128Bytes<-SCRU128Bytes", &bmax, b, b, nil},
+		{"SCRU128Bytes<-*SCRU128Bytes", &bmax, bp, b, nil},
+		{"SCRU128Bytes<-nil *SCRU128Bytes", &bmax, (*SCRU128Bytes)(nil), bmax, ErrNull},
+		{"SCRU128Bytes<-SCRU128", &bmax, s, bmax, ErrUnsupportedType},
+		{"SCRU128Bytes<-NullSCRU128Bytes", &bmax, NullSCRU128Bytes{b, true}, bmax, ErrUnsupportedType},
+
+		{"NullSCRU128Bytes<-SCRU128Bytes", &nb, b, NullSCRU128Bytes{b, true}, nil},
+		{"NullSCRU128Bytes<-*SCRU128Bytes", &nb, bp, NullSCRU128Bytes{b, true}, nil},
+		{"NullSCRU128Bytes<-nil *SCRU128Bytes", &nb, (*SCRU128Bytes)(nil), NullSCRU128Bytes{}, nil},
+		{"NullSCRU128Bytes<-valid NullSCRU128Bytes", &nb, NullSCRU128Bytes{b, true}, NullSCRU128Bytes{b, true}, nil},
+		{"NullSCRU128Bytes<-*valid NullSCRU128Bytes", &nb, &NullSCRU128Bytes{b, true}, NullSCRU128Bytes{b, true}, nil},
+		{"NullSCRU128Bytes<-invalid NullSCRU128Bytes", &nb, NullSCRU128Bytes{b, false}, NullSCRU128Bytes{}, nil},
+		{"NullSCRU128Bytes<-nil *NullSCRU128Bytes", &nb, (*NullSCRU128Bytes)(nil), NullSCRU128Bytes{}, nil},
+		{"NullSCRU128Bytes<-SCRU128", &nb, s, nb, ErrUnsupportedType},
+	}
+}()
+
+func TestScanOwnTypes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range ownTypeScan {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			target := reflect.New(reflect.TypeOf(tc.before).Elem())
+			target.Elem().Set(reflect.ValueOf(tc.before).Elem())
+			err := target.Interface().(sql.Scanner).Scan(tc.src)
+			if tc.err == nil && err != nil || !errors.Is(err, tc.err) {
+				t.Fatalf("Scan(%T %v) error %v; want %v", tc.src, tc.src, err, tc.err)
+			}
+			if got := target.Elem().Interface(); got != tc.want {
+				t.Fatalf("Scan(%T %v) = %v; want %v", tc.src, tc.src, got, tc.want)
+			}
+		})
+	}
+}
+
+// A nil pointer is NULL, and the error says so and names the Null type to use.
+func TestScanNilPointerNamesRule(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		target sql.Scanner
+		src    any
+		want   string
+	}{
+		{new(HUID), (*HUID)(nil), "nil *HUID scanned into HUID (use NullHUID)"},
+		{new(SCRU128), (*SCRU128)(nil), "nil *SCRU128 scanned into SCRU128 (use NullSCRU128)"},
+		{new(SCRU128Bytes), (*SCRU128Bytes)(nil), "nil *SCRU128Bytes scanned into SCRU128Bytes (use NullSCRU128Bytes)"},
+	} {
+		if err := tc.target.Scan(tc.src); !errors.Is(err, ErrNull) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%T.Scan(nil pointer) = %v; want ErrNull saying %q", tc.target, err, tc.want)
 		}
 	}
 }

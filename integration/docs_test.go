@@ -31,6 +31,7 @@ func TestDocsRecipes(t *testing.T) {
 				}
 			}
 			programs := buildGoBlocks(t, page, blocks)
+			checkGoBlocksRefuse(t, page, blocks, programs)
 			if ran := runDocBlocks(t, page, blocks, programs, dbURL); ran["go"]+ran["sql"]+ran["sh"] == 0 {
 				t.Fatalf("%s has no block this test runs", page)
 			}

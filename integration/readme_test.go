@@ -267,25 +267,60 @@ func runCommand(name string, args []string, databaseURL string) ([]byte, error) 
 // idtype's birthday-bound estimates.
 func TestREADMECollisionTable(t *testing.T) {
 	t.Parallel()
-	text, err := os.ReadFile("../README.md")
+	checkCollisionTable(t, "README.md", 3)
+}
+
+// collisionHeading opens every collision table of the docs; its first two
+// columns give the rate and the number of generators of a row.
+const collisionHeading = "| IDs/s | generators |"
+
+// collisionColumns maps each further column heading a collision table may
+// have to the idtype figure its cells must match.
+var collisionColumns = map[string]func(huid, scru128 idtype.CollisionEstimate) float64{
+	"HUID per day":     func(h, _ idtype.CollisionEstimate) float64 { return h.PerDay },
+	"HUID per year":    func(h, _ idtype.CollisionEstimate) float64 { return h.PerYear },
+	"SCRU128 per year": func(_, s idtype.CollisionEstimate) float64 { return s.PerYear },
+	// Every collision fails one insert of a pair, which is retried.
+	"HUID inserts per retry": func(h, _ idtype.CollisionEstimate) float64 {
+		return h.IDsPerSecond / 1000 / h.PerMillisecond
+	},
+}
+
+// checkCollisionTable checks every cell of the first collision table of a
+// Markdown page, named relative to the repository root, against
+// idtype.HUIDCollisions and SCRU128Collisions (within 2 %, the rounding of
+// three significant digits), and that it has at least minRows rows.
+func checkCollisionTable(t *testing.T, page string, minRows int) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", page))
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(text)
-	start := strings.Index(section, "| IDs/s | generators |")
+	start := strings.Index(string(text), collisionHeading)
 	if start < 0 {
-		t.Fatal("README.md has no collision table")
+		t.Fatalf("%s has no collision table (a line starting %q)", page, collisionHeading)
+	}
+	lines := strings.Split(string(text[start:]), "\n")
+	headings := tableCells(lines[0])
+	figures := make([]func(h, s idtype.CollisionEstimate) float64, len(headings))
+	for i, h := range headings[2:] {
+		if figures[2+i] = collisionColumns[h]; figures[2+i] == nil {
+			t.Fatalf("%s: collision table column %q is none this test knows", page, h)
+		}
 	}
 	rows := 0
-	for _, line := range strings.Split(section[start:], "\n")[2:] {
+	for _, line := range lines[2:] {
 		if !strings.HasPrefix(line, "|") {
 			break
 		}
-		cells := strings.Split(strings.Trim(line, "| "), "|")
+		cells := tableCells(line)
+		if len(cells) != len(headings) {
+			t.Fatalf("%s: table row %q has %d cells, the heading %d", page, line, len(cells), len(headings))
+		}
 		nums := make([]float64, len(cells))
 		for i, c := range cells {
-			if nums[i], err = strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(c), " ", ""), 64); err != nil {
-				t.Fatalf("table row %q: %v", line, err)
+			if nums[i], err = strconv.ParseFloat(strings.ReplaceAll(c, " ", ""), 64); err != nil {
+				t.Fatalf("%s: table row %q: %v", page, line, err)
 			}
 		}
 		h, err := idtype.HUIDCollisions(nums[0], int(nums[1]))
@@ -296,14 +331,23 @@ func TestREADMECollisionTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, want := range []float64{h.PerDay, h.PerYear, s.PerYear} {
-			if got := nums[2+i]; math.Abs(got-want) > 0.02*want {
-				t.Errorf("row %q column %d: %v, but idtype estimates %.3g", line, 3+i, got, want)
+		for i := 2; i < len(cells); i++ {
+			if want := figures[i](h, s); math.Abs(nums[i]-want) > 0.02*want {
+				t.Errorf("%s: row %q column %q: %v, but idtype estimates %.3g", page, line, headings[i], nums[i], want)
 			}
 		}
 		rows++
 	}
-	if rows < 3 {
-		t.Fatalf("collision table has %d rows", rows)
+	if rows < minRows {
+		t.Fatalf("%s: collision table has %d rows, want at least %d", page, rows, minRows)
 	}
+}
+
+// tableCells returns the trimmed cells of a Markdown table line.
+func tableCells(line string) []string {
+	cells := strings.Split(strings.Trim(line, "| "), "|")
+	for i, c := range cells {
+		cells[i] = strings.TrimSpace(c)
+	}
+	return cells
 }

@@ -47,7 +47,14 @@ func libpqDB(t *testing.T) *sql.DB { return libpqDBWith(t, nil) }
 // libpqDBWith is libpqDB with extra connection parameters.
 func libpqDBWith(t *testing.T, params url.Values) *sql.DB {
 	t.Helper()
-	u, err := url.Parse(pgtest.URL(t))
+	return libpqOpen(t, pgtest.URL(t), params)
+}
+
+// libpqOpen opens the database at dbURL through github.com/lib/pq, with
+// extra connection parameters.
+func libpqOpen(t *testing.T, dbURL string, params url.Values) *sql.DB {
+	t.Helper()
+	u, err := url.Parse(dbURL)
 	if err != nil {
 		t.Fatalf("parse URL: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -187,5 +189,52 @@ func TestGooseFromUpDown(t *testing.T) {
 	}
 	if _, err := gooseFromUpDown("", "SELECT 1;", "  \n"); err == nil {
 		t.Error("empty down: want error")
+	}
+}
+
+var (
+	// declRE matches a function's argument list and result type.
+	declRE = regexp.MustCompile(`(?m)^CREATE OR REPLACE FUNCTION (\w+)\(([^)]*)\)\s*RETURNS ([\w. ]+?)\s*$`)
+	// guardRE matches the list of bare type names the guard checks.
+	guardRE = regexp.MustCompile(`FOREACH typ IN ARRAY ARRAY\[([^\]]*)\] LOOP`)
+	// keywordTypes are type names that are SQL keywords: the grammar maps them to
+	// pg_catalog's types whatever the search_path.
+	keywordTypes = []string{"bigint", "integer", "smallint", "boolean", "double precision"}
+)
+
+// TestDeclaredTypesBareAndGuarded: every type name in a function's argument
+// and result lists is bare, since sqlc maps only bare names (RETURNS
+// pg_catalog.uuid gave interface{}), and is either a keyword or one the
+// migration's search_path guard checks, since a bare name is resolved through
+// the search_path at CREATE time.
+func TestDeclaredTypesBareAndGuarded(t *testing.T) {
+	t.Parallel()
+	for _, m := range mustMigrations() {
+		decls := declRE.FindAllStringSubmatch(m.UpSQL, -1)
+		if n := strings.Count(m.UpSQL, "CREATE OR REPLACE FUNCTION"); len(decls) != n {
+			t.Fatalf("%s: matched %d of %d function declarations", m.UpFile, len(decls), n)
+		}
+		var guarded []string
+		if g := guardRE.FindStringSubmatch(m.UpSQL); g != nil {
+			for _, name := range strings.Split(g[1], ",") {
+				guarded = append(guarded, strings.Trim(strings.TrimSpace(name), "'"))
+			}
+		}
+		for _, d := range decls {
+			types := []string{d[3]}
+			for _, arg := range strings.Split(d[2], ",") {
+				if f := strings.Fields(arg); len(f) > 1 {
+					types = append(types, strings.Join(f[1:], " ")) // drop the parameter name
+				}
+			}
+			for _, typ := range types {
+				switch {
+				case strings.Contains(typ, "."):
+					t.Errorf("%s: %s declares the qualified type %s: write it bare (sqlc maps only bare names) and guard it", m.UpFile, d[1], typ)
+				case !slices.Contains(keywordTypes, typ) && !slices.Contains(guarded, typ):
+					t.Errorf("%s: %s declares the bare type %s, which the search_path guard (%v) does not check", m.UpFile, d[1], typ, guarded)
+				}
+			}
+		}
 	}
 }

@@ -11,9 +11,14 @@
 -- search_path / hijacking: every LANGUAGE sql function has a SQL-standard body (RETURN
 -- expr), parsed once at CREATE time and stored as object OIDs, so the caller's
 -- search_path never changes what it calls, and no SET clause is needed (a SET clause
--- would forbid inlining huid_generate()). Built-ins are written pg_catalog-qualified so a
--- hostile search_path at migration time cannot capture them either. PL/pgSQL bodies are
--- parsed at run time: sortid_raise and scru128_generate pin
+-- would forbid inlining huid_generate()). Built-in functions and operators are written
+-- pg_catalog-qualified so a hostile search_path at migration time cannot capture them
+-- either. Type names in the functions' argument and result lists are written bare
+-- (uuid, text, timestamptz, bytea, anyelement, and keywords such as bigint), because
+-- schema readers such as sqlc map only the bare names to Go types; they and the
+-- TIMESTAMPTZ literals are resolved once, at CREATE time, and the guard below refuses to
+-- migrate when the search_path would resolve one of them outside pg_catalog. PL/pgSQL
+-- bodies are parsed at run time: sortid_raise and scru128_generate pin
 -- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
 -- qualifies every function and operator instead.
 --
@@ -33,6 +38,31 @@
 --   sortid.huid_state, sortid.huid_key   huid_generate() (see its comment)
 --   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
 -- Settings changed in a (sub)transaction that rolls back revert with it.
+
+-- Guard: the bare type names below must mean pg_catalog's types. pg_catalog is searched
+-- first unless the search_path names it later, behind a schema that may hold a type of
+-- the same name; then raise SQLSTATE 22023 naming the path and the shadowing type.
+-- +goose StatementBegin
+DO $sortid$
+DECLARE
+  typ pg_catalog.text;
+  found pg_catalog.text;
+BEGIN
+  FOREACH typ IN ARRAY ARRAY['anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
+    SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO found
+    FROM pg_catalog.pg_type t
+    JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+    WHERE t.oid OPERATOR(pg_catalog.=) pg_catalog.to_regtype(typ);
+    IF found OPERATOR(pg_catalog.<>) ('pg_catalog.' OPERATOR(pg_catalog.||) typ) THEN
+      RAISE EXCEPTION USING ERRCODE = '22023',
+        MESSAGE = pg_catalog.format('sortid: search_path %s makes the type name %s mean %s, not pg_catalog.%s',
+                                    pg_catalog.current_setting('search_path'), typ, found, typ),
+        HINT = 'The sortid functions declare their types by bare name: migrate with pg_catalog first in the search_path, or not named in it.';
+    END IF;
+  END LOOP;
+END
+$sortid$;
+-- +goose StatementEnd
 
 -- huid: domain for columns holding a HUID (a non-negative bigint).
 -- +goose StatementBegin
@@ -157,7 +187,7 @@ COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_tim
 -- huid_generate_at returns a HUID for the given time (for backfills) with fresh random
 -- bits; no dedupe. Raises SQLSTATE 22008 naming the time when it is outside the window.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION huid_generate_at(ts pg_catalog.timestamptz)
+CREATE OR REPLACE FUNCTION huid_generate_at(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
 RETURN CASE
@@ -179,7 +209,7 @@ COMMENT ON FUNCTION huid_generate_at(pg_catalog.timestamptz) IS 'sortid: HUID fo
 -- the value for negative input (not a HUID).
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION huid_timestamp(id bigint)
-RETURNS pg_catalog.timestamptz
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN id >= 0
@@ -201,7 +231,7 @@ COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a
 -- HUIDRange(a, b) does for whole-millisecond a and b.
 -- Raises SQLSTATE 22008 naming the time outside the HUID window.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION huid_min(ts pg_catalog.timestamptz)
+CREATE OR REPLACE FUNCTION huid_min(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
@@ -221,7 +251,7 @@ COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID o
 -- huid_max returns the largest HUID of the millisecond containing ts (floor), that
 -- millisecond included.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION huid_max(ts pg_catalog.timestamptz)
+CREATE OR REPLACE FUNCTION huid_max(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
@@ -261,7 +291,7 @@ COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of
 -- differs in its 32 fresh random bits.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION scru128_generate()
-RETURNS pg_catalog.uuid
+RETURNS uuid
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $sortid$
@@ -322,8 +352,8 @@ COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid
 -- scru128_timestamp returns the millisecond encoded in a SCRU128 ID (any 44-bit value,
 -- reserved ones included).
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.uuid)
-RETURNS pg_catalog.timestamptz
+CREATE OR REPLACE FUNCTION scru128_timestamp(id uuid)
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (TIMESTAMP '2020-01-01 00:00:00'
         + INTERVAL '1 millisecond'
@@ -340,8 +370,8 @@ COMMENT ON FUNCTION scru128_timestamp(pg_catalog.uuid) IS 'sortid: millisecond e
 -- 2020-01-01T00:00:00.000Z .. 2577-06-22T06:20:44.415Z (reserved timestamps included,
 -- they are valid range bounds); raises SQLSTATE 22008 naming the time outside it.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_min(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.uuid
+CREATE OR REPLACE FUNCTION scru128_min(ts timestamptz)
+RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
@@ -362,8 +392,8 @@ COMMENT ON FUNCTION scru128_min(pg_catalog.timestamptz) IS 'sortid: smallest SCR
 -- scru128_max returns the largest SCRU128 ID of the millisecond containing ts (floor):
 -- that timestamp with all other bits 1. Same range as scru128_min.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_max(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.uuid
+CREATE OR REPLACE FUNCTION scru128_max(ts timestamptz)
+RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
@@ -384,8 +414,8 @@ COMMENT ON FUNCTION scru128_max(pg_catalog.timestamptz) IS 'sortid: largest SCRU
 -- scru128_to_text returns the 26-digit canonical text (radix 32, digits 0-9A-V,
 -- uppercase, leading zeros) of a SCRU128 ID.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.uuid)
-RETURNS pg_catalog.text
+CREATE OR REPLACE FUNCTION scru128_to_text(id uuid)
+RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (
   SELECT pg_catalog.string_agg(
@@ -405,8 +435,8 @@ COMMENT ON FUNCTION scru128_to_text(pg_catalog.uuid) IS 'sortid: 26-digit canoni
 -- naming the input unless it is exactly 26 digits of 0-9A-Va-v and at most
 -- 7VVVVVVVVVVVVVVVVVVVVVVVVV (2^128-1). Reserved timestamps are accepted, as upstream.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_from_text(s pg_catalog.text)
-RETURNS pg_catalog.uuid
+CREATE OR REPLACE FUNCTION scru128_from_text(s text)
+RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN s ~ '^[01234567][0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuv]{25}$'
@@ -440,7 +470,7 @@ COMMENT ON FUNCTION scru128_from_text(pg_catalog.text) IS 'sortid: parse 26-digi
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION scru128_generate_bytea()
-RETURNS pg_catalog.bytea
+RETURNS bytea
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN pg_catalog.uuid_send(scru128_generate());
 -- +goose StatementEnd
@@ -450,8 +480,8 @@ COMMENT ON FUNCTION scru128_generate_bytea() IS 'sortid: scru128_generate() as 1
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.bytea)
-RETURNS pg_catalog.timestamptz
+CREATE OR REPLACE FUNCTION scru128_timestamp(id bytea)
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN pg_catalog.octet_length(id) = 16
@@ -468,8 +498,8 @@ COMMENT ON FUNCTION scru128_timestamp(pg_catalog.bytea) IS 'sortid: millisecond 
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.bytea)
-RETURNS pg_catalog.text
+CREATE OR REPLACE FUNCTION scru128_to_text(id bytea)
+RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN pg_catalog.octet_length(id) = 16
@@ -489,8 +519,8 @@ COMMENT ON FUNCTION scru128_to_text(pg_catalog.bytea) IS 'sortid: 26-digit canon
 -- otherwise match both the uuid and the bytea variant ("function is not unique"); text
 -- is the preferred type for a literal, and the text is read as a uuid.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.text)
-RETURNS pg_catalog.timestamptz
+CREATE OR REPLACE FUNCTION scru128_timestamp(id text)
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN scru128_timestamp(id::pg_catalog.uuid);
 -- +goose StatementEnd
@@ -500,8 +530,8 @@ COMMENT ON FUNCTION scru128_timestamp(pg_catalog.text) IS 'sortid: scru128_times
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.text)
-RETURNS pg_catalog.text
+CREATE OR REPLACE FUNCTION scru128_to_text(id text)
+RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN scru128_to_text(id::pg_catalog.uuid);
 -- +goose StatementEnd
@@ -511,8 +541,8 @@ COMMENT ON FUNCTION scru128_to_text(pg_catalog.text) IS 'sortid: scru128_to_text
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_from_text_bytea(s pg_catalog.text)
-RETURNS pg_catalog.bytea
+CREATE OR REPLACE FUNCTION scru128_from_text_bytea(s text)
+RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_from_text(s));
 -- +goose StatementEnd
@@ -522,8 +552,8 @@ COMMENT ON FUNCTION scru128_from_text_bytea(pg_catalog.text) IS 'sortid: scru128
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_min_bytea(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.bytea
+CREATE OR REPLACE FUNCTION scru128_min_bytea(ts timestamptz)
+RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_min(ts));
 -- +goose StatementEnd
@@ -533,8 +563,8 @@ COMMENT ON FUNCTION scru128_min_bytea(pg_catalog.timestamptz) IS 'sortid: scru12
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION scru128_max_bytea(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.bytea
+CREATE OR REPLACE FUNCTION scru128_max_bytea(ts timestamptz)
+RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_max(ts));
 -- +goose StatementEnd

@@ -7,9 +7,14 @@
 -- search_path / hijacking: every LANGUAGE sql function has a SQL-standard body (RETURN
 -- expr), parsed once at CREATE time and stored as object OIDs, so the caller's
 -- search_path never changes what it calls, and no SET clause is needed (a SET clause
--- would forbid inlining huid_generate()). Built-ins are written pg_catalog-qualified so a
--- hostile search_path at migration time cannot capture them either. PL/pgSQL bodies are
--- parsed at run time: sortid_raise and scru128_generate pin
+-- would forbid inlining huid_generate()). Built-in functions and operators are written
+-- pg_catalog-qualified so a hostile search_path at migration time cannot capture them
+-- either. Type names in the functions' argument and result lists are written bare
+-- (uuid, text, timestamptz, bytea, anyelement, and keywords such as bigint), because
+-- schema readers such as sqlc map only the bare names to Go types; they and the
+-- TIMESTAMPTZ literals are resolved once, at CREATE time, and the guard below refuses to
+-- migrate when the search_path would resolve one of them outside pg_catalog. PL/pgSQL
+-- bodies are parsed at run time: sortid_raise and scru128_generate pin
 -- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
 -- qualifies every function and operator instead.
 --
@@ -29,6 +34,29 @@
 --   sortid.huid_state, sortid.huid_key   huid_generate() (see its comment)
 --   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
 -- Settings changed in a (sub)transaction that rolls back revert with it.
+
+-- Guard: the bare type names below must mean pg_catalog's types. pg_catalog is searched
+-- first unless the search_path names it later, behind a schema that may hold a type of
+-- the same name; then raise SQLSTATE 22023 naming the path and the shadowing type.
+DO $sortid$
+DECLARE
+  typ pg_catalog.text;
+  found pg_catalog.text;
+BEGIN
+  FOREACH typ IN ARRAY ARRAY['anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
+    SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO found
+    FROM pg_catalog.pg_type t
+    JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+    WHERE t.oid OPERATOR(pg_catalog.=) pg_catalog.to_regtype(typ);
+    IF found OPERATOR(pg_catalog.<>) ('pg_catalog.' OPERATOR(pg_catalog.||) typ) THEN
+      RAISE EXCEPTION USING ERRCODE = '22023',
+        MESSAGE = pg_catalog.format('sortid: search_path %s makes the type name %s mean %s, not pg_catalog.%s',
+                                    pg_catalog.current_setting('search_path'), typ, found, typ),
+        HINT = 'The sortid functions declare their types by bare name: migrate with pg_catalog first in the search_path, or not named in it.';
+    END IF;
+  END LOOP;
+END
+$sortid$;
 
 -- huid: domain for columns holding a HUID (a non-negative bigint).
 DO $sortid$
@@ -136,7 +164,7 @@ COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_tim
 
 -- huid_generate_at returns a HUID for the given time (for backfills) with fresh random
 -- bits; no dedupe. Raises SQLSTATE 22008 naming the time when it is outside the window.
-CREATE OR REPLACE FUNCTION huid_generate_at(ts pg_catalog.timestamptz)
+CREATE OR REPLACE FUNCTION huid_generate_at(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
 RETURN CASE
@@ -154,7 +182,7 @@ COMMENT ON FUNCTION huid_generate_at(pg_catalog.timestamptz) IS 'sortid: HUID fo
 -- huid_timestamp returns the millisecond a HUID was made at. Raises SQLSTATE 22003 naming
 -- the value for negative input (not a HUID).
 CREATE OR REPLACE FUNCTION huid_timestamp(id bigint)
-RETURNS pg_catalog.timestamptz
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN id >= 0
@@ -172,7 +200,7 @@ COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a
 -- `FOR VALUES FROM (huid_min(a)) TO (huid_min(b))`) excludes it, as Go's
 -- HUIDRange(a, b) does for whole-millisecond a and b.
 -- Raises SQLSTATE 22008 naming the time outside the HUID window.
-CREATE OR REPLACE FUNCTION huid_min(ts pg_catalog.timestamptz)
+CREATE OR REPLACE FUNCTION huid_min(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
@@ -188,7 +216,7 @@ COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID o
 
 -- huid_max returns the largest HUID of the millisecond containing ts (floor), that
 -- millisecond included.
-CREATE OR REPLACE FUNCTION huid_max(ts pg_catalog.timestamptz)
+CREATE OR REPLACE FUNCTION huid_max(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
@@ -224,7 +252,7 @@ COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of
 -- repeat the timestamp and counter of a rolled-back one and sort before it; it still
 -- differs in its 32 fresh random bits.
 CREATE OR REPLACE FUNCTION scru128_generate()
-RETURNS pg_catalog.uuid
+RETURNS uuid
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $sortid$
@@ -281,8 +309,8 @@ COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid
 
 -- scru128_timestamp returns the millisecond encoded in a SCRU128 ID (any 44-bit value,
 -- reserved ones included).
-CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.uuid)
-RETURNS pg_catalog.timestamptz
+CREATE OR REPLACE FUNCTION scru128_timestamp(id uuid)
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (TIMESTAMP '2020-01-01 00:00:00'
         + INTERVAL '1 millisecond'
@@ -295,8 +323,8 @@ COMMENT ON FUNCTION scru128_timestamp(pg_catalog.uuid) IS 'sortid: millisecond e
 -- that timestamp with all other bits 0. Accepts the whole 44-bit range,
 -- 2020-01-01T00:00:00.000Z .. 2577-06-22T06:20:44.415Z (reserved timestamps included,
 -- they are valid range bounds); raises SQLSTATE 22008 naming the time outside it.
-CREATE OR REPLACE FUNCTION scru128_min(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.uuid
+CREATE OR REPLACE FUNCTION scru128_min(ts timestamptz)
+RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
@@ -313,8 +341,8 @@ COMMENT ON FUNCTION scru128_min(pg_catalog.timestamptz) IS 'sortid: smallest SCR
 
 -- scru128_max returns the largest SCRU128 ID of the millisecond containing ts (floor):
 -- that timestamp with all other bits 1. Same range as scru128_min.
-CREATE OR REPLACE FUNCTION scru128_max(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.uuid
+CREATE OR REPLACE FUNCTION scru128_max(ts timestamptz)
+RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
@@ -331,8 +359,8 @@ COMMENT ON FUNCTION scru128_max(pg_catalog.timestamptz) IS 'sortid: largest SCRU
 
 -- scru128_to_text returns the 26-digit canonical text (radix 32, digits 0-9A-V,
 -- uppercase, leading zeros) of a SCRU128 ID.
-CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.uuid)
-RETURNS pg_catalog.text
+CREATE OR REPLACE FUNCTION scru128_to_text(id uuid)
+RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (
   SELECT pg_catalog.string_agg(
@@ -348,8 +376,8 @@ COMMENT ON FUNCTION scru128_to_text(pg_catalog.uuid) IS 'sortid: 26-digit canoni
 -- scru128_from_text parses the 26-digit text, case-insensitively. Raises SQLSTATE 22P02
 -- naming the input unless it is exactly 26 digits of 0-9A-Va-v and at most
 -- 7VVVVVVVVVVVVVVVVVVVVVVVVV (2^128-1). Reserved timestamps are accepted, as upstream.
-CREATE OR REPLACE FUNCTION scru128_from_text(s pg_catalog.text)
-RETURNS pg_catalog.uuid
+CREATE OR REPLACE FUNCTION scru128_from_text(s text)
+RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN s ~ '^[01234567][0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuv]{25}$'
@@ -379,14 +407,14 @@ COMMENT ON FUNCTION scru128_from_text(pg_catalog.text) IS 'sortid: parse 26-digi
 -- A bytea of another length raises SQLSTATE 22023 naming the length.
 
 CREATE OR REPLACE FUNCTION scru128_generate_bytea()
-RETURNS pg_catalog.bytea
+RETURNS bytea
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN pg_catalog.uuid_send(scru128_generate());
 
 COMMENT ON FUNCTION scru128_generate_bytea() IS 'sortid: scru128_generate() as 16 big-endian bytes.';
 
-CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.bytea)
-RETURNS pg_catalog.timestamptz
+CREATE OR REPLACE FUNCTION scru128_timestamp(id bytea)
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN pg_catalog.octet_length(id) = 16
@@ -399,8 +427,8 @@ END;
 
 COMMENT ON FUNCTION scru128_timestamp(pg_catalog.bytea) IS 'sortid: millisecond encoded in a 16-byte SCRU128 ID; errors naming any other length.';
 
-CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.bytea)
-RETURNS pg_catalog.text
+CREATE OR REPLACE FUNCTION scru128_to_text(id bytea)
+RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN pg_catalog.octet_length(id) = 16
@@ -416,36 +444,36 @@ COMMENT ON FUNCTION scru128_to_text(pg_catalog.bytea) IS 'sortid: 26-digit canon
 -- text variants: an untyped literal such as scru128_to_text('017fa1de-54ba-...') would
 -- otherwise match both the uuid and the bytea variant ("function is not unique"); text
 -- is the preferred type for a literal, and the text is read as a uuid.
-CREATE OR REPLACE FUNCTION scru128_timestamp(id pg_catalog.text)
-RETURNS pg_catalog.timestamptz
+CREATE OR REPLACE FUNCTION scru128_timestamp(id text)
+RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN scru128_timestamp(id::pg_catalog.uuid);
 
 COMMENT ON FUNCTION scru128_timestamp(pg_catalog.text) IS 'sortid: scru128_timestamp() of a uuid written as text (so untyped literals resolve).';
 
-CREATE OR REPLACE FUNCTION scru128_to_text(id pg_catalog.text)
-RETURNS pg_catalog.text
+CREATE OR REPLACE FUNCTION scru128_to_text(id text)
+RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN scru128_to_text(id::pg_catalog.uuid);
 
 COMMENT ON FUNCTION scru128_to_text(pg_catalog.text) IS 'sortid: scru128_to_text() of a uuid written as text (so untyped literals resolve).';
 
-CREATE OR REPLACE FUNCTION scru128_from_text_bytea(s pg_catalog.text)
-RETURNS pg_catalog.bytea
+CREATE OR REPLACE FUNCTION scru128_from_text_bytea(s text)
+RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_from_text(s));
 
 COMMENT ON FUNCTION scru128_from_text_bytea(pg_catalog.text) IS 'sortid: scru128_from_text() as 16 big-endian bytes.';
 
-CREATE OR REPLACE FUNCTION scru128_min_bytea(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.bytea
+CREATE OR REPLACE FUNCTION scru128_min_bytea(ts timestamptz)
+RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_min(ts));
 
 COMMENT ON FUNCTION scru128_min_bytea(pg_catalog.timestamptz) IS 'sortid: scru128_min() as 16 big-endian bytes.';
 
-CREATE OR REPLACE FUNCTION scru128_max_bytea(ts pg_catalog.timestamptz)
-RETURNS pg_catalog.bytea
+CREATE OR REPLACE FUNCTION scru128_max_bytea(ts timestamptz)
+RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_max(ts));
 

@@ -1,0 +1,60 @@
+package integration_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// shownFileRE finds the blocks of a page that show a file of the repository
+// (```go file=PATH): code the tests build where it lives, such as an ent
+// schema that generated code depends on, rather than as a program.
+var shownFileRE = regexp.MustCompile("(?s)```\\w+ file=(\\S+)\\n(.*?)```")
+
+// TestDocsRecipesShowFiles checks that every file=PATH block of
+// docs/recipes/ is that file's text, so the two cannot drift apart.
+func TestDocsRecipesShowFiles(t *testing.T) {
+	t.Parallel()
+	pages, err := filepath.Glob("../docs/recipes/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := 0
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range shownFileRE.FindAllStringSubmatch(string(text), -1) {
+			shown++
+			want, err := os.ReadFile(filepath.Join("..", m[1]))
+			if err != nil {
+				t.Errorf("%s shows %s: %v", page, m[1], err)
+				continue
+			}
+			if m[2] != string(want) {
+				t.Errorf("%s shows %s, but not as it is: copy the file into the page", page, m[1])
+			}
+		}
+	}
+	if shown == 0 {
+		t.Fatal("no page of docs/recipes shows a file; this test lost its way of finding them")
+	}
+}
+
+// checkGoBlocksRefuse runs each Go block of a page that reads DATABASE_URL
+// with it empty, and checks that it fails with the README's refusal.
+func checkGoBlocksRefuse(t *testing.T, page string, blocks []readmeBlock, programs map[int]string) {
+	t.Helper()
+	for i, b := range blocks {
+		if b.lang != "go" || !strings.Contains(b.body, "DATABASE_URL") {
+			continue
+		}
+		out, err := runCommand(programs[i], nil, "")
+		if err == nil || !strings.Contains(string(out), refusal) {
+			t.Errorf("%s:%d (go block) with DATABASE_URL empty: %v, output lacks %q:\n%s", page, b.line, err, refusal, out)
+		}
+	}
+}

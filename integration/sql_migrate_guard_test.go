@@ -1,0 +1,78 @@
+package integration_test
+
+import (
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/sortid/sortid/migrations"
+)
+
+// guardedTypes are the type names the sortid functions declare bare (so sqlc
+// maps them to Go types), which the up migration's guard checks.
+var guardedTypes = []string{"anyelement", "bytea", "text", "timestamptz", "uuid"}
+
+// TestSQLMigrateSearchPathGuard: a search_path that puts a schema holding a
+// type named like one the sortid functions declare bare ahead of pg_catalog
+// makes the up migration fail with SQLSTATE 22023 naming the path and the
+// shadowing type, and create nothing; without the shadowing type the same
+// path migrates, and the declarations mean pg_catalog's types.
+func TestSQLMigrateSearchPathGuard(t *testing.T) {
+	t.Parallel()
+	dbURL, db := freshDatabase(t)
+	ctx := t.Context()
+	const path = "public, evil, pg_catalog"
+	cfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["search_path"] = path
+	hostile := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { _ = hostile.Close() })
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA evil"); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range guardedTypes {
+		if _, err := db.ExecContext(ctx, "CREATE DOMAIN evil."+typ+" AS pg_catalog.int4"); err != nil {
+			t.Fatalf("create evil.%s: %v", typ, err)
+		}
+		err := migrations.Apply(ctx, hostile)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "22023" ||
+			!strings.Contains(pgErr.Message, "search_path "+path) || !strings.Contains(pgErr.Message, "mean evil."+typ+",") {
+			t.Errorf("evil.%s shadows %s: Apply err %v, want SQLSTATE 22023 naming the path and evil.%s", typ, typ, err, typ)
+		}
+		if n := countSortidFunctions(t, db); n != 0 {
+			t.Errorf("evil.%s shadows %s: the refused migration left %d functions", typ, typ, n)
+		}
+		if _, err := db.ExecContext(ctx, "DROP DOMAIN evil."+typ); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := migrations.Apply(ctx, hostile); err != nil {
+		t.Fatalf("search_path %s without shadowing types: %v", path, err)
+	}
+	var ok bool
+	err = db.QueryRowContext(ctx, `SELECT prorettype = 'pg_catalog.uuid'::regtype
+		FROM pg_proc WHERE oid = 'public.scru128_generate'::regproc`).Scan(&ok)
+	if err != nil || !ok {
+		t.Errorf("scru128_generate() does not return pg_catalog.uuid (%v)", err)
+	}
+}
+
+// countSortidFunctions counts the functions of the public schema.
+func countSortidFunctions(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var n int
+	err := db.QueryRowContext(t.Context(),
+		"SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace").Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
