@@ -2,8 +2,13 @@ package integration_test
 
 import (
 	"path/filepath"
+	"regexp"
 	"testing"
 )
+
+// createExtensionRE finds the extensions a page creates, which the server
+// must have for the page to run.
+var createExtensionRE = regexp.MustCompile(`(?i)CREATE EXTENSION (?:IF NOT EXISTS )?(\w+)`)
 
 // TestDocsRecipes runs the blocks of every page in docs/recipes/ as the
 // README's are run: Go and SQL blocks, and shell blocks marked to run, in
@@ -20,6 +25,11 @@ func TestDocsRecipes(t *testing.T) {
 			t.Parallel()
 			dbURL, _ := freshDatabase(t)
 			blocks := docBlocks(t, page)
+			for _, b := range blocks {
+				for _, m := range createExtensionRE.FindAllStringSubmatch(b.body, -1) {
+					needExtension(t, m[1])
+				}
+			}
 			programs := buildGoBlocks(t, page, blocks)
 			checkGoBlocksRefuse(t, page, blocks, programs)
 			if ran := runDocBlocks(t, page, blocks, programs, dbURL); ran["go"]+ran["sql"]+ran["sh"] == 0 {

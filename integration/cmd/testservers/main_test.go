@@ -61,7 +61,7 @@ func TestRunReportsServers(t *testing.T) {
 	if code := run(t.Context(), env, &stdout, &stderr); code != 0 {
 		t.Fatalf("run = %d with the test servers up; stderr:\n%s", code, stderr.String())
 	}
-	for _, w := range []string{"PostgreSQL: ", "MySQL/MariaDB: "} {
+	for _, w := range []string{"PostgreSQL: ", "MySQL/MariaDB: ", "PgBouncer: ", "pg_partman: "} {
 		if !strings.Contains(stdout.String(), w) {
 			t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
 		}
@@ -74,4 +74,28 @@ func pgpassthrough() pgtest.Env {
 	env := pgtest.OSEnv()
 	env.DockerPing, env.StartContainer = nil, nil
 	return env
+}
+
+func TestRunFailsWithoutPgBouncerInCI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the PostgreSQL and MySQL servers")
+	}
+	env := pgpassthrough()
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		switch k {
+		case pgtest.EnvPgBouncer:
+			return ""
+		case pgtest.EnvCI:
+			return "true"
+		}
+		return getenv(k)
+	}
+	var stdout, stderr strings.Builder
+	if code := run(t.Context(), env, &stdout, &stderr); code != 1 {
+		t.Errorf("run = %d under CI=true without %s, want 1", code, pgtest.EnvPgBouncer)
+	}
+	if !strings.Contains(stderr.String(), "scripts/pgbouncer.sh") {
+		t.Errorf("stderr does not name the fix:\n%s", stderr.String())
+	}
 }

@@ -53,6 +53,18 @@ func WithDatabase(serverURL, name string) (string, error) {
 	return u.String(), nil
 }
 
+// WithParam returns rawURL with the query parameter key set to value.
+func WithParam(rawURL, key, value string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("parse URL: %w", err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
 // Database is a database created on a server for one test run.
 type Database struct {
 	// Name is the database's name, as NewDatabaseName makes them.

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# scripts/pgbouncer.sh — start a PgBouncer in transaction pooling mode in front
+# of the PostgreSQL server at 127.0.0.1:5432, for the PgBouncer tests.
+#
+# Each call starts its own PgBouncer in a new directory /tmp/sortid-pgbouncer.*
+# on the first free port from 16432 on, so a PgBouncer left by an earlier run
+# is never in the way, and prints, for eval:
+#
+#	export SORTID_TEST_PGBOUNCER=postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable
+#	export SORTID_PGBOUNCER_PID=PID
+#
+# Stop it with `kill "$SORTID_PGBOUNCER_PID"`. It trusts every connection
+# from this machine as user postgres and connects upstream as that user, so
+# the server must let postgres in from 127.0.0.1 without a password. Run as
+# root, it drops to the postgres user (PgBouncer refuses to run as root).
+set -euo pipefail
+
+# The settings the tests rely on: transaction pooling; fewer server sessions
+# per database than the tests' 8 clients, so that clients share them; and
+# (PgBouncer's default) the most recently used idle server session first.
+settings() {
+	cat <<EOF
+[databases]
+* = host=127.0.0.1 port=5432
+
+[pgbouncer]
+pool_mode = transaction
+default_pool_size = 2
+server_round_robin = 0
+max_client_conn = 200
+auth_type = trust
+auth_file = $1/userlist.txt
+admin_users = postgres
+ignore_startup_parameters = extra_float_digits
+listen_addr = 127.0.0.1
+listen_port = $2
+unix_socket_dir =
+pidfile = $1/pgbouncer.pid
+logfile = $1/pgbouncer.log
+EOF
+}
+
+# answers PORT: the admin console of a PgBouncer on PORT answers.
+answers() {
+	psql -X -q -At "host=127.0.0.1 port=$1 user=postgres dbname=pgbouncer connect_timeout=2" \
+		-c 'SHOW VERSION' >/dev/null 2>&1
+}
+
+# port_free PORT: nothing accepts connections on 127.0.0.1:PORT.
+port_free() {
+	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+as_user=()
+[ "$(id -u)" -eq 0 ] && as_user=(-u postgres)
+
+dir=$(mktemp -d /tmp/sortid-pgbouncer.XXXXXX)
+echo '"postgres" ""' >"$dir/userlist.txt"
+[ "$(id -u)" -eq 0 ] && chown -R postgres: "$dir"
+
+for port in $(seq 16432 16531); do
+	port_free "$port" || continue
+	settings "$dir" "$port" >"$dir/pgbouncer.ini"
+	rm -f "$dir/pgbouncer.pid"
+	pgbouncer -q -d "${as_user[@]}" "$dir/pgbouncer.ini" >>"$dir/start.log" 2>&1 || continue
+	for _ in $(seq 1 50); do
+		answers "$port" && break
+		sleep 0.2
+	done
+	if answers "$port"; then
+		echo "export SORTID_TEST_PGBOUNCER='postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable'"
+		echo "export SORTID_PGBOUNCER_PID=$(cat "$dir/pgbouncer.pid")"
+		exit 0
+	fi
+	# Lost the port to someone else, or failed otherwise: stop ours, try the next.
+	[ -s "$dir/pgbouncer.pid" ] && kill "$(cat "$dir/pgbouncer.pid")" 2>/dev/null || true
+done
+echo "scripts/pgbouncer.sh: no PgBouncer came up; see $dir/start.log and $dir/pgbouncer.log" >&2
+cat "$dir/start.log" "$dir/pgbouncer.log" >&2 2>/dev/null || true
+exit 1
