@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 const (
@@ -146,7 +148,7 @@ func TestSQLCGeneratedUpToDate(t *testing.T) {
 	sqlc, err := exec.LookPath("sqlc")
 	if err != nil {
 		msg := "sqlc is not installed: go install github.com/sqlc-dev/sqlc/cmd/sqlc@" + want
-		if os.Getenv("CI") == "true" {
+		if os.Getenv(pgtest.EnvCI) == "true" {
 			t.Fatal(msg + " (.ci/run does)")
 		}
 		t.Skip(msg)
