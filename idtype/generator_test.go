@@ -545,3 +545,73 @@ func TestHUIDGeneratorRestartAfterLongRollback(t *testing.T) {
 		seen[h] = true
 	}
 }
+
+// TestHUIDGeneratorCrowdedPickIsUniform leaves four free random parts in a
+// millisecond, after used runs of very different lengths, so that Generate
+// falls back from redrawing to drawing among the free ones: each must come
+// out equally often (spec §5), not in proportion to the run before it.
+func TestHUIDGeneratorCrowdedPickIsUniform(t *testing.T) {
+	t.Parallel()
+	free := []uint32{1000, 1001, 500_000, HUIDMaxRandom}
+	clock := newFakeClock(huidAt(7000))
+	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(9)))
+	if _, err := g.Generate(); err != nil { // sets g.ms and allocates g.used
+		t.Fatal(err)
+	}
+	g.used.reset()
+	for v := range uint32(HUIDMaxRandom + 1) {
+		if !slices.Contains(free, v) {
+			g.used.add(v)
+		}
+	}
+	const trials = 8000
+	counts := map[uint32]int{}
+	for range trials {
+		h, err := g.Generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := h.Random()
+		if h.Timestamp() != 7000 || !slices.Contains(free, r) {
+			t.Fatalf("Generate() = timestamp %d random %d, want timestamp 7000 and one of %v", h.Timestamp(), r, free)
+		}
+		counts[r]++
+		g.used.words[r/64] &^= 1 << (r % 64) // free it again for the next trial
+		g.used.count--
+	}
+	want := float64(trials) / float64(len(free))
+	chi2 := 0.0
+	for _, v := range free {
+		d := float64(counts[v]) - want
+		chi2 += d * d / want
+	}
+	// 3 degrees of freedom: P(chi2 > 27.9) = 1e-5.
+	if chi2 > 27.9 {
+		t.Fatalf("picks %v over %d trials: chi-square %.1f, not uniform over the free parts", counts, trials, chi2)
+	}
+}
+
+func TestRandomSourceBelow(t *testing.T) {
+	t.Parallel()
+	for _, n := range []uint32{1, 2, 3, 5, 64, 1000, 1 << 21} {
+		s := newRandomSource(chacha(byte(n)), 64)
+		counts := make([]int, min(n, 8))
+		for range 4000 {
+			v, err := s.below(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v >= n {
+				t.Fatalf("below(%d) = %d", n, v)
+			}
+			if n <= 8 {
+				counts[v]++
+			}
+		}
+		for v, c := range counts {
+			if want := 4000 / int(n); n <= 8 && (c < want*3/4 || c > want*5/4) {
+				t.Errorf("below(%d) gave %d %d times in 4000, want about %d", n, v, c, want)
+			}
+		}
+	}
+}

@@ -9,8 +9,9 @@ import (
 )
 
 // maxRedraws bounds how often Generate redraws a random part already used
-// in the current millisecond before it takes the next free one by scanning.
-// Redraws only become frequent when most of the 2^21 values are used.
+// in the current millisecond before it draws among the free ones by
+// scanning. Redraws only become frequent when most of the 2^21 values are
+// used.
 const maxRedraws = 16
 
 // HUIDGenerator makes HUIDs following spec §5 and never returns the same
@@ -161,7 +162,8 @@ func (g *HUIDGenerator) next(now int64) (HUID, error) {
 	return makeHUID(g.ms, random), nil
 }
 
-// drawUnused returns a random part not yet used in g.ms and marks it used.
+// drawUnused returns a random part not yet used in g.ms, uniform over the
+// unused ones (spec §5), and marks it used.
 func (g *HUIDGenerator) drawUnused() (uint32, error) {
 	for range maxRedraws {
 		r, err := g.random.bits(huidRandomBits)
@@ -172,12 +174,13 @@ func (g *HUIDGenerator) drawUnused() (uint32, error) {
 			return r, nil
 		}
 	}
-	// The set is crowded: take the next free value after a fresh draw.
-	r, err := g.random.bits(huidRandomBits)
+	// The set is crowded: draw which free value to take, by its rank among
+	// the free ones, rather than redraw without bound.
+	k, err := g.random.below(uint32(HUIDMaxRandom + 1 - g.used.count))
 	if err != nil {
 		return 0, err
 	}
-	r = g.used.nextFree(r)
+	r := g.used.nthFree(k)
 	g.used.add(r)
 	return r, nil
 }
@@ -217,20 +220,21 @@ func (s *usedSet) add(v uint32) bool {
 
 func (s *usedSet) full() bool { return s.count == HUIDMaxRandom+1 }
 
-// nextFree returns the first free value at or after v, wrapping around.
-// The set must not be full.
-func (s *usedSet) nextFree(v uint32) uint32 {
-	w := v / 64
-	if free := ^s.words[w] >> (v % 64); free != 0 {
-		return v + uint32(bits.TrailingZeros64(free))
-	}
-	for i := uint32(1); i <= usedWords; i++ {
-		w := (v/64 + i) % usedWords
-		if free := ^s.words[w]; free != 0 {
-			return w*64 + uint32(bits.TrailingZeros64(free))
+// nthFree returns the free value of rank k (from 0) in ascending order.
+// k must be below the number of free values.
+func (s *usedSet) nthFree(k uint32) uint32 {
+	for w, word := range s.words {
+		free := ^word
+		if n := uint32(bits.OnesCount64(free)); k >= n {
+			k -= n
+			continue
 		}
+		for ; k > 0; k-- {
+			free &= free - 1
+		}
+		return uint32(w)*64 + uint32(bits.TrailingZeros64(free))
 	}
-	panic("idtype: nextFree on a full set")
+	panic("idtype: nthFree beyond the free values")
 }
 
 func (s *usedSet) reset() {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 )
 
 // defaultRandomBuffer is how many bytes the default generators read from
@@ -63,4 +64,16 @@ func (s *randomSource) bytes(n int) (uint32, error) {
 func (s *randomSource) bits(width int) (uint32, error) {
 	v, err := s.bytes((width + 7) / 8)
 	return v & (1<<width - 1), err
+}
+
+// below returns a uniformly random integer in [0, n), n >= 1, by drawing
+// the fewest bits that cover n-1 and redrawing those at or above n.
+func (s *randomSource) below(n uint32) (uint32, error) {
+	width := bits.Len32(n - 1)
+	for {
+		v, err := s.bits(width)
+		if err != nil || v < n {
+			return v, err
+		}
+	}
 }
