@@ -76,3 +76,68 @@ func countSortidFunctions(t *testing.T, db *sql.DB) int {
 	}
 	return n
 }
+
+// TestSQLMigrateSearchPathSession: the up migration refuses, with SQLSTATE
+// 22023 naming the search_path and creating nothing, a path that would create
+// the functions in pg_catalog or in the session's temporary schema, and a
+// temporary type shadowing a bare type name (the temporary schema is searched
+// for types before pg_catalog unless the path names pg_temp after it); its
+// hint's remedy, pg_temp named after pg_catalog, migrates.
+func TestSQLMigrateSearchPathSession(t *testing.T) {
+	t.Parallel()
+	const tempUUID = "CREATE DOMAIN pg_temp.uuid AS pg_catalog.int4"
+	tests := []struct {
+		name, path, setup string
+		msg, hint         string // substrings of the error's; "" msg: Apply succeeds
+	}{
+		{"pg_catalog first", "pg_catalog, public", "",
+			"would create the sortid functions in pg_catalog", "Name the schema the functions belong in first"},
+		{"pg_temp first", "pg_temp, public", "",
+			"would create the sortid functions in pg_temp_", "Name the schema the functions belong in first"},
+		{"temporary uuid", "public", tempUUID,
+			"makes the type name uuid mean pg_temp_", "names pg_temp after pg_catalog"},
+		{"temporary uuid, pg_temp after pg_catalog", "public, pg_catalog, pg_temp", tempUUID, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dbURL, db := freshDatabase(t)
+			cfg, err := pgx.ParseConfig(dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.RuntimeParams["search_path"] = tt.path
+			session := stdlib.OpenDB(*cfg)
+			session.SetMaxOpenConns(1) // one session, holding the temporary type
+			t.Cleanup(func() { _ = session.Close() })
+			if tt.setup != "" {
+				if _, err := session.ExecContext(t.Context(), tt.setup); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = migrations.Apply(t.Context(), session)
+			var pgErr *pgconn.PgError
+			switch {
+			case tt.msg == "" && err != nil:
+				t.Fatalf("search_path %s: Apply: %v", tt.path, err)
+			case tt.msg == "":
+				return
+			case !errors.As(err, &pgErr) || pgErr.Code != "22023" || !strings.Contains(pgErr.Message, "search_path "+tt.path) ||
+				!strings.Contains(pgErr.Message, tt.msg) || !strings.Contains(pgErr.Hint, tt.hint):
+				t.Errorf("search_path %s: Apply err %v (hint %q), want SQLSTATE 22023 with %q, hint with %q", tt.path, err, hintOf(pgErr), tt.msg, tt.hint)
+			}
+			var n int
+			if err := db.QueryRowContext(t.Context(), "SELECT count(*) FROM pg_proc WHERE proname = 'huid_generate'").Scan(&n); err != nil || n != 0 {
+				t.Errorf("search_path %s: the refused migration left %d huid_generate functions (%v)", tt.path, n, err)
+			}
+		})
+	}
+}
+
+// hintOf is the hint of a PostgreSQL error, "" for none.
+func hintOf(e *pgconn.PgError) string {
+	if e == nil {
+		return ""
+	}
+	return e.Hint
+}

@@ -39,15 +39,28 @@
 --   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
 -- Settings changed in a (sub)transaction that rolls back revert with it.
 
--- Guard: the bare type names below must mean pg_catalog's types. pg_catalog is searched
--- first unless the search_path names it later, behind a schema that may hold a type of
--- the same name; then raise SQLSTATE 22023 naming the path and the shadowing type.
+-- Guard: the objects below are created in the first schema of the search_path, which
+-- must be neither pg_catalog (a superuser would put them among the system's, where
+-- pg_dump does not see them) nor pg_temp (gone with the session, and never searched for
+-- functions), and the bare type names below must mean pg_catalog's types.
+-- pg_catalog is searched first unless the search_path names it later, behind a schema
+-- that may hold a type of the same name, and the session's temporary schema is searched
+-- for types before it unless the path names pg_temp after it. Otherwise raise SQLSTATE
+-- 22023 naming the path and the schema or shadowing type.
 -- +goose StatementBegin
 DO $sortid$
 DECLARE
   typ pg_catalog.text;
   found pg_catalog.text;
 BEGIN
+  IF pg_catalog.current_schema() OPERATOR(pg_catalog.=) 'pg_catalog'
+     OR pg_catalog.current_schema() OPERATOR(pg_catalog.=)
+        pg_catalog.format('%s', pg_catalog.pg_my_temp_schema()::pg_catalog.regnamespace) THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = pg_catalog.format('sortid: search_path %s would create the sortid functions in %s',
+                                  pg_catalog.current_setting('search_path'), pg_catalog.current_schema()),
+      HINT = 'Name the schema the functions belong in first in the search_path, e.g. SET search_path = public, pg_catalog.';
+  END IF;
   FOREACH typ IN ARRAY ARRAY['anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
     SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO found
     FROM pg_catalog.pg_type t
@@ -57,7 +70,7 @@ BEGIN
       RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = pg_catalog.format('sortid: search_path %s makes the type name %s mean %s, not pg_catalog.%s',
                                     pg_catalog.current_setting('search_path'), typ, found, typ),
-        HINT = 'The sortid functions declare their types by bare name: migrate with pg_catalog first in the search_path, or not named in it.';
+        HINT = pg_catalog.format('The sortid functions declare their types by bare name: drop or rename %s, or migrate with a search_path that reaches pg_catalog before it (a temporary type comes first unless the path names pg_temp after pg_catalog).', found);
     END IF;
   END LOOP;
 END
