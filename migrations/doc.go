@@ -9,7 +9,9 @@
 //
 // The SQL needs PostgreSQL 15 or later and no extension. Objects are created in the
 // first schema of the search_path at migration time; the up migration refuses with
-// SQLSTATE 22023 when that is pg_catalog or pg_temp. The up
+// SQLSTATE 22023 when that is pg_catalog or pg_temp, when the search_path names
+// pg_catalog (then searched after the schemas before it, which could capture the
+// built-ins the functions use), or when a temporary type shadows a type name. The up
 // migration can be run twice; the down migration removes everything the up migration
 // created and fails, rather than cascade, while a table still uses one of the objects.
 //

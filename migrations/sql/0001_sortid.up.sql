@@ -7,13 +7,14 @@
 -- search_path / hijacking: every LANGUAGE sql function has a SQL-standard body (RETURN
 -- expr), parsed once at CREATE time and stored as object OIDs, so the caller's
 -- search_path never changes what it calls, and no SET clause is needed (a SET clause
--- would forbid inlining huid_generate()). Built-in functions and operators are written
--- pg_catalog-qualified so a hostile search_path at migration time cannot capture them
--- either. Type names in the functions' argument and result lists are written bare
+-- would forbid inlining huid_generate()). Built-in functions are written
+-- pg_catalog-qualified, but not every operator in the bodies and the huid domain's CHECK
+-- is, and type names in the functions' argument and result lists are written bare
 -- (uuid, text, timestamptz, bytea, anyelement, and keywords such as bigint), because
--- schema readers such as sqlc map only the bare names to Go types; they and the
--- TIMESTAMPTZ literals are resolved once, at CREATE time, and the guard below refuses to
--- migrate when the search_path would resolve one of them outside pg_catalog. PL/pgSQL
+-- schema readers such as sqlc map only the bare names to Go types. All are resolved once,
+-- at CREATE time, so the guard below refuses to migrate unless pg_catalog is searched
+-- before every other schema (the search_path does not name it) and no temporary type
+-- shadows a type name: a hostile search_path at migration time cannot capture them. PL/pgSQL
 -- bodies are parsed at run time: sortid_raise and scru128_generate pin
 -- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
 -- qualifies every function and operator instead.
@@ -38,11 +39,12 @@
 -- Guard: the objects below are created in the first schema of the search_path, which
 -- must be neither pg_catalog (a superuser would put them among the system's, where
 -- pg_dump does not see them) nor pg_temp (gone with the session, and never searched for
--- functions), and the bare type names below must mean pg_catalog's types.
--- pg_catalog is searched first unless the search_path names it later, behind a schema
--- that may hold a type of the same name, and the session's temporary schema is searched
--- for types before it unless the path names pg_temp after it. Otherwise raise SQLSTATE
--- 22023 naming the path and the schema or shadowing type.
+-- functions). The built-ins the functions use must be pg_catalog's: the SQL-standard
+-- bodies and the bare type names are resolved here, once, and not every operator is
+-- qualified, so pg_catalog must be searched before every other schema, as it is when the
+-- search_path does not name it; and the session's temporary schema, searched for types
+-- even before pg_catalog, must not shadow a type name. Otherwise raise SQLSTATE 22023
+-- naming the path and the schema or shadowing type.
 DO $sortid$
 DECLARE
   typ pg_catalog.text;
@@ -54,7 +56,15 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = '22023',
       MESSAGE = pg_catalog.format('sortid: search_path %s would create the sortid functions in %s',
                                   pg_catalog.current_setting('search_path'), pg_catalog.current_schema()),
-      HINT = 'Name the schema the functions belong in first in the search_path, e.g. SET search_path = public, pg_catalog.';
+      HINT = 'Name only the schema the functions belong in, e.g. SET search_path = app.';
+  END IF;
+  IF 'pg_catalog' OPERATOR(pg_catalog.=) ANY (pg_catalog.current_schemas(false)) THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = pg_catalog.format('sortid: search_path %s searches %s before pg_catalog, which could then capture the built-ins the sortid functions use',
+                                  pg_catalog.current_setting('search_path'),
+                                  pg_catalog.array_to_string((pg_catalog.current_schemas(false))[1:pg_catalog.array_position(
+                                    pg_catalog.current_schemas(false), 'pg_catalog') OPERATOR(pg_catalog.-) 1], ', ')),
+      HINT = 'Do not name pg_catalog in the search_path (it is then searched first), e.g. SET search_path = app.';
   END IF;
   FOREACH typ IN ARRAY ARRAY['anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
     SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO found
@@ -65,7 +75,7 @@ BEGIN
       RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = pg_catalog.format('sortid: search_path %s makes the type name %s mean %s, not pg_catalog.%s',
                                     pg_catalog.current_setting('search_path'), typ, found, typ),
-        HINT = pg_catalog.format('The sortid functions declare their types by bare name: drop or rename %s, or migrate with a search_path that reaches pg_catalog before it (a temporary type comes first unless the path names pg_temp after pg_catalog).', found);
+        HINT = pg_catalog.format('The sortid functions declare their types by bare name: drop %s, or migrate in a session without it.', found);
     END IF;
   END LOOP;
 END
