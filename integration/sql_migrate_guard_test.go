@@ -42,9 +42,10 @@ CREATE OPERATOR evil.< (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = evil.ye
 // names pg_catalog after another schema (whose types, functions or
 // operators would then capture the built-ins the functions use), and a
 // temporary type shadowing a bare type name (the temporary schema is searched
-// for types before pg_catalog). A path that does not name pg_catalog
-// migrates whatever other schemas hold, and the functions use pg_catalog's
-// built-ins.
+// for types before pg_catalog), and an operator later in the path that
+// matches better than pg_catalog's. A path that does not name pg_catalog
+// migrates when other schemas hold only names pg_catalog matches exactly,
+// and the functions use pg_catalog's built-ins.
 func TestSQLMigrateSearchPath(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -61,6 +62,11 @@ func TestSQLMigrateSearchPath(t *testing.T) {
 			"searches public before pg_catalog", "Do not name pg_catalog"},
 		{"temporary uuid", "public", "CREATE DOMAIN pg_temp.uuid AS pg_catalog.int4",
 			"makes the type name uuid mean pg_temp_", "drop pg_temp_"},
+		{"better-matching operator after pg_catalog", "public, evil",
+			`CREATE SCHEMA evil;
+			CREATE FUNCTION evil.mul(numeric, integer) RETURNS numeric LANGUAGE sql IMMUTABLE RETURN 0;
+			CREATE OPERATOR evil.* (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = evil.mul)`,
+			"function huid_min(timestamp with time zone) uses operator evil.*(numeric,integer)", "names only the schema"},
 		{"pg_catalog not named", "public, evil", evilSchema, "", ""},
 	}
 	for _, tt := range tests {

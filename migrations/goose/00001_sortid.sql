@@ -18,7 +18,9 @@
 -- schema readers such as sqlc map only the bare names to Go types. All are resolved once,
 -- at CREATE time, so the guard below refuses to migrate unless pg_catalog is searched
 -- before every other schema (the search_path does not name it) and no temporary type
--- shadows a type name: a hostile search_path at migration time cannot capture them. PL/pgSQL
+-- shadows a type name, and the guard at the end refuses when an operator elsewhere
+-- matched better than pg_catalog's: a hostile search_path at migration time cannot
+-- capture them. PL/pgSQL
 -- bodies are parsed at run time: sortid_raise and scru128_generate pin
 -- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
 -- qualifies every function and operator instead.
@@ -618,6 +620,48 @@ $sortid$;
 
 -- +goose StatementBegin
 COMMENT ON DOMAIN scru128_bytes IS 'sortid: SCRU128 ID as 16 big-endian bytes; any other length is refused.';
+-- +goose StatementEnd
+
+-- Guard, last: what the sortid functions and domains refer to, resolved above through
+-- the search_path, must be pg_catalog's or their own. An operator in a schema searched
+-- after pg_catalog still wins where it matches the argument types better (say
+-- *(numeric, integer) against pg_catalog's *(numeric, numeric)); raise SQLSTATE 22023
+-- naming the search_path and each such reference, undoing the migration.
+-- +goose StatementBegin
+DO $sortid$
+DECLARE
+  captured pg_catalog.text;
+BEGIN
+  SELECT pg_catalog.string_agg(pg_catalog.format('%s uses %s',
+           pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
+           (pg_catalog.pg_identify_object(d.refclassid, d.refobjid, d.refobjsubid)).type
+             OPERATOR(pg_catalog.||) ' '
+             OPERATOR(pg_catalog.||) (pg_catalog.pg_identify_object(d.refclassid, d.refobjid, d.refobjsubid)).identity), '; ')
+  INTO captured
+  FROM pg_catalog.pg_depend d
+  WHERE (d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+         AND pg_catalog.obj_description(d.objid, 'pg_proc') OPERATOR(pg_catalog.~~) 'sortid%'
+         OR d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass
+         AND pg_catalog.obj_description((SELECT c.contypid FROM pg_catalog.pg_constraint c
+                                         WHERE c.oid OPERATOR(pg_catalog.=) d.objid), 'pg_type')
+             OPERATOR(pg_catalog.~~) 'sortid%')
+    AND (CASE d.refclassid
+           WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass
+             THEN (SELECT o.oprnamespace FROM pg_catalog.pg_operator o WHERE o.oid OPERATOR(pg_catalog.=) d.refobjid)
+           WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass
+             THEN (SELECT p.pronamespace FROM pg_catalog.pg_proc p WHERE p.oid OPERATOR(pg_catalog.=) d.refobjid)
+           WHEN 'pg_catalog.pg_type'::pg_catalog.regclass
+             THEN (SELECT t.typnamespace FROM pg_catalog.pg_type t WHERE t.oid OPERATOR(pg_catalog.=) d.refobjid)
+         END) OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog'::pg_catalog.regnamespace,
+                                                   pg_catalog.current_schema()::pg_catalog.regnamespace]);
+  IF captured IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = pg_catalog.format('sortid: search_path %s captured built-ins: %s',
+                                  pg_catalog.current_setting('search_path'), captured),
+      HINT = 'Migrate with a search_path that names only the schema the functions belong in, e.g. SET search_path = app.';
+  END IF;
+END
+$sortid$;
 -- +goose StatementEnd
 
 -- +goose Down
