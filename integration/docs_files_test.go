@@ -58,3 +58,62 @@ func checkGoBlocksRefuse(t *testing.T, page string, blocks []readmeBlock, progra
 		}
 	}
 }
+
+var (
+	// citedTestRE finds a test the docs cite by name (`TestName` is the
+	// legend of docs/SCALE.md), and citedFileRE a test file they cite.
+	citedTestRE = regexp.MustCompile("`(Test[A-Z]\\w*)`")
+	citedFileRE = regexp.MustCompile("`([\\w./-]+_test\\.go)`")
+	testFuncRE  = regexp.MustCompile(`(?m)^func (Test\w+)\(`)
+)
+
+// TestDocsCiteExistingTests: every test function and test file that
+// README.md and docs/ name as checking a statement exists, so that a renamed
+// or removed test cannot leave a statement resting on nothing.
+func TestDocsCiteExistingTests(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{}
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		code, err := os.ReadFile(path)
+		for _, m := range testFuncRE.FindAllStringSubmatch(string(code), -1) {
+			tests[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipes, err := filepath.Glob("../docs/recipes/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := 0
+	for _, page := range append(append(pages, recipes...), "../README.md") {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range citedTestRE.FindAllStringSubmatch(string(text), -1) {
+			cited++
+			if m[1] != "TestName" && !tests[m[1]] {
+				t.Errorf("%s cites %s, which no _test.go file defines", page, m[1])
+			}
+		}
+		for _, m := range citedFileRE.FindAllStringSubmatch(string(text), -1) {
+			cited++
+			if _, err := os.Stat(filepath.Join("..", m[1])); err != nil {
+				t.Errorf("%s cites %s: %v", page, m[1], err)
+			}
+		}
+	}
+	if cited == 0 {
+		t.Fatal("no page cites a test; this test lost its way of finding them")
+	}
+}

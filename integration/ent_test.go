@@ -66,7 +66,8 @@ func TestEntMigrationKeyColumn(t *testing.T) {
 		t.Errorf("recipe's events.id = %+v; want %+v", got, want)
 	}
 
-	// Without the annotation ent generates Increment: true for the key.
+	// Without the annotation ent generates Increment: true for the key
+	// (TestEntKeyIncrement); its migration makes that an identity column.
 	plain := &entschema.Table{Name: "events_unannotated", Columns: []*entschema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
 	}}

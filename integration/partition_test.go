@@ -91,6 +91,15 @@ func TestPartitionByHUIDDay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	page, err := os.ReadFile("../docs/recipes/partitioning.md")
+	if err != nil || !strings.Contains(string(page), strings.TrimSpace(partitionedEvents)) {
+		t.Fatalf("docs/recipes/partitioning.md does not show partitionedEvents as this test runs it (%v)", err)
+	}
+	// Bounds must mean the same instant in every session: in a zone far from
+	// UTC, a bound written without its offset would route rows wrongly.
+	if _, err := conn.ExecContext(t.Context(), "SET TimeZone = 'Pacific/Kiritimati'"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := conn.ExecContext(t.Context(), partitionedEvents); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -360,8 +362,8 @@ func TestPgBouncerClientChangesServerSession(t *testing.T) {
 			case tt.code == "" && second == first:
 				t.Fatalf("second run ran on server session %d again, which another client holds", second)
 			case tt.code != "" && (!errors.As(err, &pgErr) || pgErr.Code != tt.code ||
-				!strings.Contains(pgErr.Message, "does not exist")):
-				t.Fatalf("second run: %v, want SQLSTATE %s: prepared statement … does not exist", err, tt.code)
+				!strings.HasPrefix(pgErr.Message, `prepared statement "stmtcache_`) || !strings.HasSuffix(pgErr.Message, "does not exist")):
+				t.Fatalf("second run: %v, want SQLSTATE %s: prepared statement \"stmtcache_…\" does not exist", err, tt.code)
 			}
 		})
 	}
@@ -389,30 +391,7 @@ func TestPgBouncerRecipe(t *testing.T) {
 func TestPgBouncerRecipeSettings(t *testing.T) {
 	t.Parallel()
 	via, _ := bouncerDB(t)
-	admin, err := pgtest.WithDatabase(via, "pgbouncer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(t.Context(), admin)
-	if err != nil {
-		t.Fatalf("connect to PgBouncer's admin console: %v", err)
-	}
-	defer conn.Close(context.Background())
-	running := map[string]string{}
-	rows, err := conn.Query(t.Context(), "SHOW CONFIG", pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		running[fmt.Sprint(vals[0])] = fmt.Sprint(vals[1])
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	running := bouncerConfig(t, via)
 	file, err := os.ReadFile(running["conffile"])
 	if err != nil {
 		t.Fatalf("read the running PgBouncer's configuration: %v", err)
@@ -438,6 +417,11 @@ func TestPgBouncerRecipeSettings(t *testing.T) {
 	}
 	if documented < 2 {
 		t.Errorf("docs/recipes/pgbouncer.md has %d settings in ini blocks, want its [databases] and [pgbouncer] ones", documented)
+	}
+	// The recipe's cache_statement failure is PgBouncer's without
+	// protocol-level prepared statements (before 1.21, or this set to 0).
+	if v, ok := running["max_prepared_statements"]; ok && v != "0" {
+		t.Errorf("the running PgBouncer keeps prepared statements (max_prepared_statements = %s); the recipe and the tests describe one that does not", v)
 	}
 	var size int
 	if _, err := fmt.Sscan(running["default_pool_size"], &size); err != nil || size >= bouncerClients {
@@ -466,4 +450,124 @@ func iniSettings(text string) map[string]map[string]string {
 		settings[section][strings.TrimSpace(key)] = strings.TrimSpace(value)
 	}
 	return settings
+}
+
+// bouncerConfig returns the settings (SHOW CONFIG) of the PgBouncer that url
+// reaches, by name.
+func bouncerConfig(t *testing.T, url string) map[string]string {
+	t.Helper()
+	admin, err := pgtest.WithDatabase(url, "pgbouncer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), admin)
+	if err != nil {
+		t.Fatalf("connect to PgBouncer's admin console: %v", err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), "SHOW CONFIG", pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	config := map[string]string{}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		config[fmt.Sprint(vals[0])] = fmt.Sprint(vals[1])
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return config
+}
+
+// lostPortPgBouncer stands in for pgbouncer on the PATH of
+// scripts/pgbouncer.sh: its first start loses the port to another PgBouncer,
+// with its own files under $OTHER, as when another run takes the port the
+// script found free; pgbouncer -d exits 0 all the same. Later starts are
+// the real $REAL's.
+const lostPortPgBouncer = `#!/usr/bin/env bash
+if mkdir "$OTHER/took" 2>/dev/null; then
+	ini=${!#}
+	sed -e "s|^pidfile = .*|pidfile = $OTHER/other.pid|" -e "s|^logfile = .*|logfile = $OTHER/other.log|" \
+		"$ini" >"$OTHER/other.ini"
+	"$REAL" "${@:1:$#-1}" "$OTHER/other.ini"
+	exit 0
+fi
+exec "$REAL" "$@"
+`
+
+// TestPgBouncerScriptLostPort: when another PgBouncer takes the port
+// scripts/pgbouncer.sh chose before its own can, the script does not report
+// that one as its own: it reports a PgBouncer running its own configuration
+// file, with its process id.
+func TestPgBouncerScriptLostPort(t *testing.T) {
+	t.Parallel()
+	if bouncer, err := pgtest.PgBouncer(t.Context(), os.Getenv); err != nil {
+		t.Fatal(err)
+	} else if bouncer == "" {
+		t.Skipf("no PgBouncer: set %s, e.g. with eval \"$(scripts/pgbouncer.sh)\" (under CI=true this fails)", pgtest.EnvPgBouncer)
+	}
+	path := os.Getenv("PATH") + ":/usr/sbin:/usr/local/sbin"
+	real := ""
+	for _, dir := range filepath.SplitList(path) {
+		if p, err := exec.LookPath(filepath.Join(dir, "pgbouncer")); err == nil {
+			real = p
+			break
+		}
+	}
+	if real == "" {
+		t.Fatalf("no pgbouncer program on %s", path)
+	}
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "pgbouncer"), []byte(lostPortPgBouncer), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The other PgBouncer may run as the postgres user (the script's -u).
+	other, err := os.MkdirTemp("", "sortid-pgbouncer-other.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(other) })
+	if err := os.Chmod(other, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killPidFile(t, filepath.Join(other, "other.pid")) })
+
+	cmd := exec.Command("bash", "../scripts/pgbouncer.sh")
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+path, "OTHER="+other, "REAL="+real)
+	out, err := cmd.Output()
+	exports := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "="); ok {
+			exports[k] = strings.Trim(v, "'")
+		}
+	}
+	pid := exports["SORTID_PGBOUNCER_PID"]
+	if pid != "" {
+		t.Cleanup(func() { _ = exec.Command("kill", pid).Run() })
+	}
+	if err != nil {
+		t.Fatalf("scripts/pgbouncer.sh: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(other, "other.pid")); err != nil {
+		t.Fatalf("the other PgBouncer did not take the port (%v): this test did not make the script lose it", err)
+	}
+	if pid == "" || exec.Command("kill", "-0", pid).Run() != nil {
+		t.Errorf("scripts/pgbouncer.sh reported process %q, not a running PgBouncer:\n%s", pid, out)
+	}
+	if got := bouncerConfig(t, exports[pgtest.EnvPgBouncer])["conffile"]; strings.HasPrefix(got, other) {
+		t.Errorf("scripts/pgbouncer.sh reported the PgBouncer that took its port (running %s):\n%s", got, out)
+	}
+}
+
+// killPidFile stops the process whose id the file holds, if it exists.
+func killPidFile(t *testing.T, file string) {
+	t.Helper()
+	if pid, err := os.ReadFile(file); err == nil {
+		_ = exec.Command("kill", strings.TrimSpace(string(pid))).Run()
+	}
 }

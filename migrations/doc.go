@@ -8,7 +8,12 @@
 // `go test ./migrations -update`; without -update that test fails when the copy drifts.
 //
 // The SQL needs PostgreSQL 15 or later and no extension. Objects are created in the
-// first schema of the search_path at migration time. The up
+// first schema of the search_path at migration time; the up migration refuses with
+// SQLSTATE 22023 when that is pg_catalog or pg_temp, when the search_path names
+// pg_catalog (then searched after the schemas before it, which could capture the
+// built-ins the functions use), when a temporary type shadows a type name, or when
+// a function or domain came to use an operator, function or type from outside
+// pg_catalog and its own schema. The up
 // migration can be run twice; the down migration removes everything the up migration
 // created and fails, rather than cascade, while a table still uses one of the objects.
 //

@@ -40,10 +40,14 @@ logfile = $1/pgbouncer.log
 EOF
 }
 
-# answers PORT: the admin console of a PgBouncer on PORT answers.
-answers() {
+# ours PORT: the PgBouncer answering on PORT runs this call's configuration
+# file. pgbouncer -d forks before it binds and exits 0 even when the bind
+# fails, so a PgBouncer that took the port after port_free, another call's,
+# would otherwise pass for ours.
+ours() {
 	psql -X -q -At "host=127.0.0.1 port=$1 user=postgres dbname=pgbouncer connect_timeout=2" \
-		-c 'SHOW VERSION' >/dev/null 2>&1
+		-c 'SHOW CONFIG' 2>/dev/null |
+		awk -F'|' -v f="$dir/pgbouncer.ini" '$1 == "conffile" && $2 == f { ok = 1 } END { exit !ok }'
 }
 
 # port_free PORT: nothing accepts connections on 127.0.0.1:PORT.
@@ -64,10 +68,11 @@ for port in $(seq 16432 16531); do
 	rm -f "$dir/pgbouncer.pid"
 	pgbouncer -q -d "${as_user[@]}" "$dir/pgbouncer.ini" >>"$dir/start.log" 2>&1 || continue
 	for _ in $(seq 1 50); do
-		answers "$port" && break
+		ours "$port" && break
+		grep -qs FATAL "$dir/pgbouncer.log" && break
 		sleep 0.2
 	done
-	if answers "$port"; then
+	if ours "$port" && [ -s "$dir/pgbouncer.pid" ]; then
 		echo "export SORTID_TEST_PGBOUNCER='postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable'"
 		echo "export SORTID_PGBOUNCER_PID=$(cat "$dir/pgbouncer.pid")"
 		exit 0

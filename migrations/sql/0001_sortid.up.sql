@@ -7,13 +7,16 @@
 -- search_path / hijacking: every LANGUAGE sql function has a SQL-standard body (RETURN
 -- expr), parsed once at CREATE time and stored as object OIDs, so the caller's
 -- search_path never changes what it calls, and no SET clause is needed (a SET clause
--- would forbid inlining huid_generate()). Built-in functions and operators are written
--- pg_catalog-qualified so a hostile search_path at migration time cannot capture them
--- either. Type names in the functions' argument and result lists are written bare
+-- would forbid inlining huid_generate()). Built-in functions are written
+-- pg_catalog-qualified, but not every operator in the bodies and the huid domain's CHECK
+-- is, and type names in the functions' argument and result lists are written bare
 -- (uuid, text, timestamptz, bytea, anyelement, and keywords such as bigint), because
--- schema readers such as sqlc map only the bare names to Go types; they and the
--- TIMESTAMPTZ literals are resolved once, at CREATE time, and the guard below refuses to
--- migrate when the search_path would resolve one of them outside pg_catalog. PL/pgSQL
+-- schema readers such as sqlc map only the bare names to Go types. All are resolved once,
+-- at CREATE time, so the guard below refuses to migrate unless pg_catalog is searched
+-- before every other schema (the search_path does not name it) and no temporary type
+-- shadows a type name, and the guard at the end refuses when an operator elsewhere
+-- matched better than pg_catalog's: a hostile search_path at migration time cannot
+-- capture them. PL/pgSQL
 -- bodies are parsed at run time: sortid_raise and scru128_generate pin
 -- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
 -- qualifies every function and operator instead.
@@ -35,14 +38,36 @@
 --   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
 -- Settings changed in a (sub)transaction that rolls back revert with it.
 
--- Guard: the bare type names below must mean pg_catalog's types. pg_catalog is searched
--- first unless the search_path names it later, behind a schema that may hold a type of
--- the same name; then raise SQLSTATE 22023 naming the path and the shadowing type.
+-- Guard: the objects below are created in the first schema of the search_path, which
+-- must be neither pg_catalog (a superuser would put them among the system's, where
+-- pg_dump does not see them) nor pg_temp (gone with the session, and never searched for
+-- functions). The built-ins the functions use must be pg_catalog's: the SQL-standard
+-- bodies and the bare type names are resolved here, once, and not every operator is
+-- qualified, so pg_catalog must be searched before every other schema, as it is when the
+-- search_path does not name it; and the session's temporary schema, searched for types
+-- even before pg_catalog, must not shadow a type name. Otherwise raise SQLSTATE 22023
+-- naming the path and the schema or shadowing type.
 DO $sortid$
 DECLARE
   typ pg_catalog.text;
   found pg_catalog.text;
 BEGIN
+  IF pg_catalog.current_schema() OPERATOR(pg_catalog.=) 'pg_catalog'
+     OR pg_catalog.current_schema() OPERATOR(pg_catalog.=)
+        pg_catalog.format('%s', pg_catalog.pg_my_temp_schema()::pg_catalog.regnamespace) THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = pg_catalog.format('sortid: search_path %s would create the sortid functions in %s',
+                                  pg_catalog.current_setting('search_path'), pg_catalog.current_schema()),
+      HINT = 'Name only the schema the functions belong in, e.g. SET search_path = app.';
+  END IF;
+  IF 'pg_catalog' OPERATOR(pg_catalog.=) ANY (pg_catalog.current_schemas(false)) THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = pg_catalog.format('sortid: search_path %s searches %s before pg_catalog, which could then capture the built-ins the sortid functions use',
+                                  pg_catalog.current_setting('search_path'),
+                                  pg_catalog.array_to_string((pg_catalog.current_schemas(false))[1:pg_catalog.array_position(
+                                    pg_catalog.current_schemas(false), 'pg_catalog') OPERATOR(pg_catalog.-) 1], ', ')),
+      HINT = 'Do not name pg_catalog in the search_path (it is then searched first), e.g. SET search_path = app.';
+  END IF;
   FOREACH typ IN ARRAY ARRAY['anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
     SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO found
     FROM pg_catalog.pg_type t
@@ -52,7 +77,7 @@ BEGIN
       RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = pg_catalog.format('sortid: search_path %s makes the type name %s mean %s, not pg_catalog.%s',
                                     pg_catalog.current_setting('search_path'), typ, found, typ),
-        HINT = 'The sortid functions declare their types by bare name: migrate with pg_catalog first in the search_path, or not named in it.';
+        HINT = pg_catalog.format('The sortid functions declare their types by bare name: drop %s, or migrate in a session without it.', found);
     END IF;
   END LOOP;
 END
@@ -498,3 +523,43 @@ END
 $sortid$;
 
 COMMENT ON DOMAIN scru128_bytes IS 'sortid: SCRU128 ID as 16 big-endian bytes; any other length is refused.';
+
+-- Guard, last: what the sortid functions and domains refer to, resolved above through
+-- the search_path, must be pg_catalog's or their own. An operator in a schema searched
+-- after pg_catalog still wins where it matches the argument types better (say
+-- *(numeric, integer) against pg_catalog's *(numeric, numeric)); raise SQLSTATE 22023
+-- naming the search_path and each such reference, undoing the migration.
+DO $sortid$
+DECLARE
+  captured pg_catalog.text;
+BEGIN
+  SELECT pg_catalog.string_agg(pg_catalog.format('%s uses %s',
+           pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
+           (pg_catalog.pg_identify_object(d.refclassid, d.refobjid, d.refobjsubid)).type
+             OPERATOR(pg_catalog.||) ' '
+             OPERATOR(pg_catalog.||) (pg_catalog.pg_identify_object(d.refclassid, d.refobjid, d.refobjsubid)).identity), '; ')
+  INTO captured
+  FROM pg_catalog.pg_depend d
+  WHERE (d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+         AND pg_catalog.obj_description(d.objid, 'pg_proc') OPERATOR(pg_catalog.~~) 'sortid%'
+         OR d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass
+         AND pg_catalog.obj_description((SELECT c.contypid FROM pg_catalog.pg_constraint c
+                                         WHERE c.oid OPERATOR(pg_catalog.=) d.objid), 'pg_type')
+             OPERATOR(pg_catalog.~~) 'sortid%')
+    AND (CASE d.refclassid
+           WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass
+             THEN (SELECT o.oprnamespace FROM pg_catalog.pg_operator o WHERE o.oid OPERATOR(pg_catalog.=) d.refobjid)
+           WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass
+             THEN (SELECT p.pronamespace FROM pg_catalog.pg_proc p WHERE p.oid OPERATOR(pg_catalog.=) d.refobjid)
+           WHEN 'pg_catalog.pg_type'::pg_catalog.regclass
+             THEN (SELECT t.typnamespace FROM pg_catalog.pg_type t WHERE t.oid OPERATOR(pg_catalog.=) d.refobjid)
+         END) OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog'::pg_catalog.regnamespace,
+                                                   pg_catalog.current_schema()::pg_catalog.regnamespace]);
+  IF captured IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = pg_catalog.format('sortid: search_path %s captured built-ins: %s',
+                                  pg_catalog.current_setting('search_path'), captured),
+      HINT = 'Migrate with a search_path that names only the schema the functions belong in, e.g. SET search_path = app.';
+  END IF;
+END
+$sortid$;
