@@ -117,3 +117,61 @@ func TestDocsCiteExistingTests(t *testing.T) {
 		t.Fatal("no page cites a test; this test lost its way of finding them")
 	}
 }
+
+// TestDocsRecipesNameTestedVersions checks that each recipe names the
+// version of the tool its tests use: the module in go.mod, the sqlc that
+// generated the example, the pg_partman the test server has.
+func TestDocsRecipesNameTestedVersions(t *testing.T) {
+	t.Parallel()
+	gomod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	required := func(module string) string {
+		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(module) + ` (v\S+)`).FindSubmatch(gomod)
+		if m == nil {
+			t.Fatalf("go.mod does not require %s", module)
+		}
+		return string(m[1])
+	}
+	header, err := os.ReadFile(filepath.Join(sqlcDir, sqlcPackages[0], "db.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlc := sqlcVersionRE.FindSubmatch(header)
+	if sqlc == nil {
+		t.Fatal("the sqlc example's header names no sqlc version")
+	}
+	cases := []struct{ page, says string }{
+		{"ent.md", "[ent](https://entgo.io) (" + required("entgo.io/ent") + ")"},
+		{"bun.md", "[bun](https://bun.uptrace.dev) (" + required("github.com/uptrace/bun") + ")"},
+		{"sqlc.md", "[sqlc](https://sqlc.dev) " + string(sqlc[1])},
+	}
+	if partman := partmanVersion(t); partman != "" {
+		cases = append(cases, struct{ page, says string }{"partitioning.md", "pg_partman " + partman})
+	}
+	for _, c := range cases {
+		text, err := os.ReadFile(filepath.Join("../docs/recipes", c.page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), c.says) {
+			t.Errorf("docs/recipes/%s does not say %q, the version its tests use", c.page, c.says)
+		}
+	}
+}
+
+// partmanVersion is the major.minor version of pg_partman the test server
+// offers; without it "" (the partitioning tests fail under CI=true).
+func partmanVersion(t *testing.T) string {
+	t.Helper()
+	db := migratedDatabase(t)
+	var v string
+	err := db.QueryRowContext(t.Context(),
+		`SELECT default_version FROM pg_available_extensions WHERE name = 'pg_partman'`).Scan(&v)
+	if err != nil {
+		return ""
+	}
+	parts := strings.SplitN(v, ".", 3)
+	return strings.Join(parts[:min(2, len(parts))], ".")
+}

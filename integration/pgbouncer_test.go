@@ -269,8 +269,8 @@ func checkBouncerRows(t *testing.T, db *sql.DB, mode string, sent [][]bouncerRow
 // clientOrder counts, over each client's inserts in order, those that ran on
 // another server session than the client's previous one, and those whose
 // scru128_generate() key is below the client's previous one. It checks what
-// the recipe says stays ordered for one client: the milliseconds of the
-// DEFAULT keys, and the SCRU128 keys made in Go.
+// the recipe says stays ordered for one client: HUIDs by millisecond, and
+// the SCRU128 keys made in Go.
 func clientOrder(t *testing.T, mode string, sent [][]bouncerRow) (switches, inversions int) {
 	t.Helper()
 	for client, rows := range sent {
