@@ -11,7 +11,6 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/sortid/sortid/idtype"
-	"github.com/sortid/sortid/migrations"
 )
 
 // bunEvent has the type: tags docs/recipes/bun.md gives for every idtype
@@ -44,10 +43,7 @@ type bunUntagged struct {
 // models' tables, made by bun's CreateTable.
 func bunDB(t *testing.T) (*bun.DB, *sql.DB) {
 	t.Helper()
-	_, sqldb := freshDatabase(t)
-	if err := migrations.Apply(t.Context(), sqldb); err != nil {
-		t.Fatalf("install the sortid functions: %v", err)
-	}
+	_, sqldb := migratedDatabase(t)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	for _, model := range []any{(*bunEvent)(nil), (*bunUntagged)(nil)} {
 		if _, err := db.NewCreateTable().Model(model).Exec(t.Context()); err != nil {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 // shownFileRE finds the blocks of a page that show a file of the repository
@@ -165,12 +167,9 @@ func TestDocsRecipesNameTestedVersions(t *testing.T) {
 // offers; without it "" (the partitioning tests fail under CI=true).
 func partmanVersion(t *testing.T) string {
 	t.Helper()
-	db := migratedDatabase(t)
-	var v string
-	err := db.QueryRowContext(t.Context(),
-		`SELECT default_version FROM pg_available_extensions WHERE name = 'pg_partman'`).Scan(&v)
+	v, err := pgtest.ExtensionVersion(t.Context(), pgtest.URL(t), "pg_partman")
 	if err != nil {
-		return ""
+		t.Fatal(err)
 	}
 	parts := strings.SplitN(v, ".", 3)
 	return strings.Join(parts[:min(2, len(parts))], ".")

@@ -17,17 +17,13 @@ import (
 	"github.com/sortid/sortid/integration/entexample/ent"
 	entevent "github.com/sortid/sortid/integration/entexample/ent/event"
 	"github.com/sortid/sortid/integration/entexample/ent/migrate"
-	"github.com/sortid/sortid/migrations"
 )
 
 // entClient returns an ent client on a fresh database with the sortid
 // functions and the example's tables, made by ent's own migration.
 func entClient(t *testing.T) (*ent.Client, *sql.DB) {
 	t.Helper()
-	_, db := freshDatabase(t)
-	if err := migrations.Apply(t.Context(), db); err != nil {
-		t.Fatalf("install the sortid functions: %v", err)
-	}
+	_, db := migratedDatabase(t)
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
 	if err := client.Schema.Create(t.Context()); err != nil {
 		t.Fatalf("ent migration: %v", err)

@@ -16,7 +16,14 @@ import (
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
-var edgeDialects = []string{"postgres", "mysql", "sqlite"}
+// edgeDialects are the names of colDialects.
+var edgeDialects = func() []string {
+	var names []string
+	for _, d := range colDialects {
+		names = append(names, d.name)
+	}
+	return names
+}()
 
 // TestGormEdgeTranslateError: with gorm.Config{TranslateError: true} a
 // fresh key that is taken must still be retried.

@@ -69,14 +69,10 @@ func TestHarnessDropsStaleDatabases(t *testing.T) {
 	stale := pgtest.NewDatabaseName()
 	ident := pgx.Identifier{stale}.Sanitize()
 	created := time.Now().Add(-pgtest.StaleAfter - time.Hour).UTC().Format(time.RFC3339)
-	for _, stmt := range []string{
-		"CREATE DATABASE " + ident + " TEMPLATE template0",
+	execAll(t, conn,
+		"CREATE DATABASE "+ident+" TEMPLATE template0",
 		fmt.Sprintf("COMMENT ON DATABASE %s IS 'pgtest run started %s'", ident, created),
-	} {
-		if _, err := conn.Exec(t.Context(), stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 	t.Cleanup(func() { _, _ = conn.Exec(t.Context(), "DROP DATABASE IF EXISTS "+ident) })
 
 	dropped, err := pgtest.DropStale(t.Context(), pgtest.URL(t), time.Now())

@@ -128,6 +128,16 @@ func freshDatabase(t *testing.T) (string, *sql.DB) {
 	return d.URL, db
 }
 
+// migratedDatabase is freshDatabase with the sortid functions installed.
+func migratedDatabase(t *testing.T) (string, *sql.DB) {
+	t.Helper()
+	dbURL, db := freshDatabase(t)
+	if err := migrations.Apply(t.Context(), db); err != nil {
+		t.Fatalf("migrations.Apply: %v", err)
+	}
+	return dbURL, db
+}
+
 func golangMigrate(t *testing.T, dbURL string, _ *sql.DB) migrator {
 	t.Helper()
 	src, err := iofs.New(migrations.MigrateFS(), ".")

@@ -13,7 +13,6 @@ import (
 
 	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/internal/pgtest"
-	"github.com/sortid/sortid/migrations"
 )
 
 // partitionedEvents is the native daily partitioning of
@@ -30,16 +29,6 @@ CREATE TABLE events_2026_12_01 PARTITION OF events
   FOR VALUES FROM (huid_min('2026-12-01+00')) TO (huid_min('2026-12-02+00'));
 CREATE TABLE events_2026_12_02 PARTITION OF events
   FOR VALUES FROM (huid_min('2026-12-02+00')) TO (huid_min('2026-12-03+00'));`
-
-// migratedDatabase is freshDatabase with the sortid functions installed.
-func migratedDatabase(t *testing.T) *sql.DB {
-	t.Helper()
-	_, db := freshDatabase(t)
-	if err := migrations.Apply(t.Context(), db); err != nil {
-		t.Fatalf("migrations.Apply: %v", err)
-	}
-	return db
-}
 
 // planRelations returns the relations a plan reads, and the total of its
 // "Subplans Removed" (partitions pruned when the plan ran), from EXPLAIN
@@ -85,7 +74,7 @@ type planNode struct {
 // bounds as huid_min of timestamps or as HUIDRange's keys.
 func TestPartitionByHUIDDay(t *testing.T) {
 	t.Parallel()
-	db := migratedDatabase(t)
+	_, db := migratedDatabase(t)
 	conn, err := db.Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +169,7 @@ func TestPartitionByHUIDDay(t *testing.T) {
 // and skips otherwise.
 func partmanDatabase(t *testing.T) *sql.DB {
 	t.Helper()
-	db := migratedDatabase(t)
+	_, db := migratedDatabase(t)
 	needExtension(t, "pg_partman")
 	if _, err := db.ExecContext(t.Context(), `CREATE SCHEMA partman; CREATE EXTENSION pg_partman SCHEMA partman`); err != nil {
 		t.Fatal(err)

@@ -19,7 +19,6 @@ import (
 
 	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/internal/pgtest"
-	"github.com/sortid/sortid/migrations"
 	"github.com/sortid/sortid/pgxtype"
 )
 
@@ -36,7 +35,6 @@ const (
 // a PgBouncer it skips, or fails under CI=true (pgtest.PgBouncer).
 func bouncerDB(t *testing.T) (string, *sql.DB) {
 	t.Helper()
-	dbURL, db := freshDatabase(t)
 	bouncer, err := pgtest.PgBouncer(t.Context(), os.Getenv)
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +42,7 @@ func bouncerDB(t *testing.T) (string, *sql.DB) {
 	if bouncer == "" {
 		t.Skipf("no PgBouncer: set %s, e.g. with eval \"$(scripts/pgbouncer.sh)\" (under CI=true this fails)", pgtest.EnvPgBouncer)
 	}
-	if err := migrations.Apply(t.Context(), db); err != nil {
-		t.Fatalf("migrations.Apply: %v", err)
-	}
+	dbURL, db := migratedDatabase(t)
 	cfg, err := pgx.ParseConfig(dbURL)
 	if err != nil {
 		t.Fatal(err)

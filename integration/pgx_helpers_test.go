@@ -198,3 +198,14 @@ func poolWith(t testing.TB, afterConnect func(context.Context, *pgx.Conn) error)
 	t.Cleanup(pool.Close)
 	return pool
 }
+
+// execAll runs each statement on conn in order, failing the test on the
+// first error.
+func execAll(t testing.TB, conn *pgx.Conn, stmts ...string) {
+	t.Helper()
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(t.Context(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}

@@ -60,15 +60,11 @@ func TestRetrySQLPatterns(t *testing.T) {
 	ctx := t.Context()
 	conn := pgtest.Conn(t)
 	// Temporary objects come first in the search_path: "events" is this session's.
-	for _, stmt := range []string{
+	execAll(t, conn,
 		"CREATE TEMP SEQUENCE events_seq",
 		"CREATE TEMP TABLE events (id bigint PRIMARY KEY DEFAULT nextval('events_seq'), payload text)",
 		"INSERT INTO events VALUES (1, 'taken'), (2, 'taken')",
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 
 	var id int64
 	retries, err := pgretry.Insert(ctx, 5, func(ctx context.Context) error {
@@ -111,15 +107,11 @@ func TestRetryInsertOnOtherConstraint(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	conn := pgtest.Conn(t)
-	for _, stmt := range []string{
+	execAll(t, conn,
 		"CREATE TEMP SEQUENCE users_seq",
 		"CREATE TEMP TABLE users (id bigint PRIMARY KEY DEFAULT nextval('users_seq'), email text UNIQUE)",
 		"INSERT INTO users VALUES (1, 'a@example.com')",
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 	insert := func(tx pgx.Tx, email string) func(context.Context) error {
 		return func(ctx context.Context) error {
 			sp, err := tx.Begin(ctx) // a SAVEPOINT

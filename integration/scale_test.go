@@ -30,17 +30,13 @@ func TestScaleReadOnlyTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	setup := pgtest.Conn(t)
-	for _, stmt := range []string{
+	execAll(t, setup,
 		`CREATE TABLE scale_readonly (id huid PRIMARY KEY, n int NOT NULL)`,
 		`INSERT INTO scale_readonly
 		 SELECT huid_generate_at(timestamptz '2026-06-01 00:00:00+00' + g * interval '1 second'), g
 		 FROM generate_series(1, 600) g`,
 		`CREATE SEQUENCE scale_readonly_seq`,
-	} {
-		if _, err := setup.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 	from := time.Date(2026, 6, 1, 0, 1, 0, 0, time.UTC)
 	to := from.Add(time.Minute)
 

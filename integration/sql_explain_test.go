@@ -17,17 +17,13 @@ func TestSQLTimeWindowUsesPrimaryKey(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	conn := pgtest.Conn(t)
-	for _, stmt := range []string{
+	execAll(t, conn,
 		`CREATE TABLE sql_explain (id huid PRIMARY KEY, payload text NOT NULL)`,
 		`INSERT INTO sql_explain
 		 SELECT huid_generate_at(timestamptz '2026-06-01 00:00:00+00' + g * interval '1 second'), 'row ' || g
 		 FROM generate_series(1, 100000) g`,
 		`ANALYZE sql_explain`,
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 	const query = `SELECT id, payload FROM sql_explain WHERE id BETWEEN huid_min($1) AND huid_max($2)`
 	from := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	to := from.Add(time.Minute)

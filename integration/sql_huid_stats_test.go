@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
@@ -150,16 +152,8 @@ func queryInt64s(t *testing.T, query string, args ...any) []int64 {
 	if err != nil {
 		t.Fatalf("query: %v", err)
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			t.Fatalf("scan: %v", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
 		t.Fatalf("rows: %v", err)
 	}
 	return out

@@ -18,7 +18,6 @@ import (
 	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/sqlcexample/pgxdb"
 	"github.com/sortid/sortid/integration/sqlcexample/sqldb"
-	"github.com/sortid/sortid/migrations"
 	"github.com/sortid/sortid/pgxtype"
 )
 
@@ -97,10 +96,7 @@ func toSQLOrders(rows []pgxdb.Order) []sqldb.Order {
 // it through the pgx stdlib driver.
 func sqlcDatabase(t *testing.T) (string, *sql.DB) {
 	t.Helper()
-	dbURL, db := freshDatabase(t)
-	if err := migrations.Apply(t.Context(), db); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, db := migratedDatabase(t)
 	schema, err := os.ReadFile("sqlcexample/schema.sql")
 	if err != nil {
 		t.Fatal(err)

@@ -25,19 +25,31 @@ func ExtensionFix(name string) string {
 // getenv("CI") is "true" it returns an error naming the fix instead, so that
 // CI fails rather than skip the tests that need it.
 func CheckExtension(ctx context.Context, serverURL, name string, getenv func(string) string) (bool, error) {
-	conn, err := pgx.Connect(ctx, serverURL)
+	version, err := ExtensionVersion(ctx, serverURL, name)
 	if err != nil {
-		return false, fmt.Errorf("connect to %s: %w", redact(serverURL), err)
+		return false, err
 	}
-	defer conn.Close(context.Background())
-	var ok bool
-	err = conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_available_extensions WHERE name = $1)", name).Scan(&ok)
-	if err != nil {
-		return false, fmt.Errorf("look up extension %s: %w", name, err)
-	}
+	ok := version != ""
 	if !ok && getenv(EnvCI) == "true" {
 		return false, fmt.Errorf("pgtest: the PostgreSQL server at %s lacks the %s extension and %s=true: %s",
 			redact(serverURL), name, EnvCI, ExtensionFix(name))
 	}
 	return ok, nil
+}
+
+// ExtensionVersion returns the version of the extension name that the server
+// at serverURL would create (pg_available_extensions' default_version), or
+// "" when it lists no such extension.
+func ExtensionVersion(ctx context.Context, serverURL, name string) (string, error) {
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		return "", fmt.Errorf("connect to %s: %w", redact(serverURL), err)
+	}
+	defer conn.Close(context.Background())
+	var version string
+	err = conn.QueryRow(ctx, "SELECT coalesce(max(default_version), '') FROM pg_available_extensions WHERE name = $1", name).Scan(&version)
+	if err != nil {
+		return "", fmt.Errorf("look up extension %s: %w", name, err)
+	}
+	return version, nil
 }
