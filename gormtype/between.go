@@ -83,10 +83,10 @@ func idField(db *gorm.DB, column string) (*schema.Field, error) {
 		model = stmt.Dest
 	}
 	if model == nil {
-		return nil, fmt.Errorf("%w %q: Between needs a model; use BetweenHUID or BetweenSCRU128", ErrUnknownColumn, column)
+		return nil, fmt.Errorf("%w %q: Between needs a model; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column)
 	}
 	if err := stmt.Parse(model); err != nil {
-		return nil, fmt.Errorf("gormtype: Between(%q): parse model: %w", column, err)
+		return nil, fmt.Errorf("%w %q: the query's %T is no model (%w); pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, model, err)
 	}
 	s := stmt.Schema
 	name := column

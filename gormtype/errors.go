@@ -16,16 +16,22 @@ var ErrNoCreateCallback = errors.New("gormtype: no gorm:create callback")
 var ErrGenerate = errors.New("gormtype: cannot generate an ID")
 
 // ErrUnknownColumn is returned (wrapped, naming the column and the model)
-// by [Between] when the model has no field of an ID type for the column.
+// by [Between] when the query has no model, or the model has no field of
+// an ID type for the column.
 var ErrUnknownColumn = errors.New("gormtype: no ID field for column")
 
-// ErrKeyTaken is returned by a Create when every fresh key [AutoID] drew
-// for a single row, inserted in the transaction GORM opened for it on
-// PostgreSQL, was taken (see AutoID.Retries). It wraps gorm.ErrDuplicatedKey;
-// on other paths the database's own unique violation is returned.
-var ErrKeyTaken = fmt.Errorf("gormtype: every fresh key drawn for the row was taken: %w", gorm.ErrDuplicatedKey)
+// ErrKeyTaken is returned (wrapped, with the table and the database's last
+// error) by a Create when every fresh value [AutoID] drew was taken (see
+// AutoID.Retries). It wraps gorm.ErrDuplicatedKey.
+var ErrKeyTaken = fmt.Errorf("gormtype: every fresh key drawn was taken: %w", gorm.ErrDuplicatedKey)
 
-// ErrMapRow is returned (wrapped, naming the field and the model) by a
-// Create from a map, or a slice of maps, that leaves a field [AutoID] would
-// fill unset: AutoID fills structs only.
-var ErrMapRow = errors.New("gormtype: AutoID cannot fill an ID field of a map")
+// ErrRefused is returned (wrapped, naming the table, the filled columns,
+// the reason and the way out) by a Create that [AutoID] cannot keep from
+// touching another row or from returning a key no row has.
+var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
+
+// ErrSetup is returned (wrapped, naming the field and the fix) by a Create
+// whose model or set-up cannot give it fresh keys: an ID field left zero
+// without the [AutoID] plugin, a field of an idtype type, or sortid:"auto"
+// on a field that is no gormtype ID type.
+var ErrSetup = errors.New("gormtype: set-up error")

@@ -6,7 +6,6 @@ replace github.com/sortid/sortid => ../
 
 require (
 	github.com/glebarez/sqlite v1.11.0
-	github.com/jackc/pgx/v5 v5.12.0
 	github.com/sortid/sortid v0.1.0
 	gorm.io/gorm v1.31.2
 )
@@ -15,8 +14,6 @@ require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/glebarez/go-sqlite v1.21.2 // indirect
 	github.com/google/uuid v1.3.0 // indirect
-	github.com/jackc/pgpassfile v1.0.0 // indirect
-	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
 	github.com/mattn/go-isatty v0.0.17 // indirect

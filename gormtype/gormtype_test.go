@@ -1,15 +1,14 @@
 package gormtype_test
 
 import (
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/glebarez/sqlite"
-	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
@@ -364,34 +363,17 @@ func TestPointerAndGoNamedFields(t *testing.T) {
 	}
 }
 
-// TestInt64ValueAgreesWithValue: pgx's Int64Valuer path gives what
-// database/sql's Value gives, errors included.
-func TestInt64ValueAgreesWithValue(t *testing.T) {
+// TestNoPgxInBuild: a MySQL or SQLite user of gormtype does not build pgx;
+// PostgreSQL's error fields are read through pgretry's interface.
+func TestNoPgxInBuild(t *testing.T) {
 	t.Parallel()
-	type int64Valuer interface {
-		Int64Value() (pgtype.Int8, error)
-		Value() (driver.Value, error)
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
-	cases := []struct {
-		name string
-		v    int64Valuer
-	}{
-		{"HUID", gormtype.HUID(258037077)},
-		{"max HUID", gormtype.HUID(1<<63 - 1)},
-		{"negative HUID", gormtype.HUID(-1)},
-		{"NullHUID", gormtype.NullHUID{HUID: 258037077, Valid: true}},
-		{"null NullHUID", gormtype.NullHUID{}},
-		{"negative NullHUID", gormtype.NullHUID{HUID: -5, Valid: true}},
-	}
-	for _, c := range cases {
-		i8, ierr := c.v.Int64Value()
-		v, verr := c.v.Value()
-		if (ierr == nil) != (verr == nil) || (ierr != nil && ierr.Error() != verr.Error()) {
-			t.Errorf("%s: Int64Value error %v, Value error %v", c.name, ierr, verr)
-			continue
-		}
-		if verr == nil && (v == nil) != !i8.Valid || (v != nil && v.(int64) != i8.Int64) {
-			t.Errorf("%s: Int64Value %+v, Value %v", c.name, i8, v)
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasPrefix(pkg, "github.com/jackc/") {
+			t.Errorf("gormtype builds %s", pkg)
 		}
 	}
 }

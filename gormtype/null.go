@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 
-	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
@@ -38,15 +37,6 @@ func (n *NullHUID) UnmarshalJSON(data []byte) error {
 
 // Value implements [driver.Valuer]: NULL, or the HUID as an int64.
 func (n NullHUID) Value() (driver.Value, error) { return n.id().Value() }
-
-// Int64Value implements pgx's pgtype.Int64Valuer as [HUID.Int64Value];
-// NULL when not Valid.
-func (n NullHUID) Int64Value() (pgtype.Int8, error) {
-	if !n.Valid {
-		return pgtype.Int8{}, nil
-	}
-	return n.HUID.Int64Value()
-}
 
 // Scan implements [sql.Scanner] as [idtype.NullHUID.Scan].
 func (n *NullHUID) Scan(src any) error {
@@ -162,3 +152,12 @@ func (NullSCRU128Bytes) GormDataType() string { return "scru128bytes" }
 func (NullSCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
 	return scru128BytesColumnType(db)
 }
+
+// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
+func (NullHUID) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
+
+// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
+func (NullSCRU128) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
+
+// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
+func (NullSCRU128Bytes) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }

@@ -3,15 +3,53 @@ package gormtype
 import (
 	"context"
 	"database/sql/driver"
+	"fmt"
+	"reflect"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
 
 	"github.com/sortid/sortid/idtype"
 )
+
+// CreateClauses implements schema.CreateClausesInterface with the check of
+// [checkPlugin].
+func (HUID) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
+
+// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
+func (SCRU128) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
+
+// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
+func (SCRU128Bytes) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
+
+// checkPlugin makes a Create fail with [ErrSetup] when it leaves a field
+// that [AutoID] would fill zero and the plugin is not registered: the
+// database would store the zero key.
+func checkPlugin(f *schema.Field) []clause.Interface { return []clause.Interface{pluginCheck{f}} }
+
+type pluginCheck struct{ field *schema.Field }
+
+func (pluginCheck) Name() string               { return "" }
+func (pluginCheck) Build(clause.Builder)       {}
+func (pluginCheck) MergeClause(*clause.Clause) {}
+
+// ModifyStatement implements gorm.StatementModifier: GORM calls it when it
+// adds the clause to a Create.
+func (c pluginCheck) ModifyStatement(stmt *gorm.Statement) {
+	if _, ok := stmt.DB.Config.Plugins[pluginName]; ok || !isAutoField(c.field) {
+		return
+	}
+	zero := false
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		_, isZero := c.field.ValueOf(stmt.Context, row)
+		zero = zero || isZero
+	})
+	if zero {
+		stmt.AddError(fmt.Errorf("%w: %s.%s is zero and no AutoID plugin fills it; register it with db.Use(gormtype.AutoID{}), or set the field", ErrSetup, stmt.Schema.Name, c.field.Name))
+	}
+}
 
 // Dialector names as gorm.Dialector.Name reports them.
 const (
@@ -58,14 +96,6 @@ func (h HUID) Value() (driver.Value, error) { return idtype.HUID(h).Value() }
 
 // Scan implements [sql.Scanner] as [idtype.HUID.Scan].
 func (h *HUID) Scan(src any) error { return (*idtype.HUID)(h).Scan(src) }
-
-// Int64Value implements pgx's pgtype.Int64Valuer, so that pgx (which
-// gorm.io/driver/postgres uses) encodes the HUID as an int8 without the
-// allocation of Value. It returns Value's error for a negative HUID.
-func (h HUID) Int64Value() (pgtype.Int8, error) {
-	v, err := idtype.HUIDFromInt64(int64(h))
-	return pgtype.Int8{Int64: int64(v), Valid: err == nil}, err
-}
 
 // GormDataType implements schema.GormDataTypeInterface. It is not "int", so
 // GORM never makes a HUID primary key auto-increment.

@@ -1,0 +1,278 @@
+package gormtype
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/schema"
+
+	"github.com/sortid/sortid/idtype"
+)
+
+// idTypes are the field types AutoID fills, also behind a pointer.
+var idTypes = []reflect.Type{
+	reflect.TypeFor[HUID](), reflect.TypeFor[NullHUID](),
+	reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128](),
+	reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes](),
+}
+
+// coreTypes are idtype's ID types, which GORM cannot store as IDs: it
+// makes an idtype.HUID key auto-increment and an idtype.SCRU128 text.
+var coreTypes = map[reflect.Type]string{
+	reflect.TypeFor[idtype.HUID](): "HUID", reflect.TypeFor[idtype.NullHUID](): "NullHUID",
+	reflect.TypeFor[idtype.SCRU128](): "SCRU128", reflect.TypeFor[idtype.NullSCRU128](): "NullSCRU128",
+	reflect.TypeFor[idtype.SCRU128Bytes](): "SCRU128Bytes", reflect.TypeFor[idtype.NullSCRU128Bytes](): "NullSCRU128Bytes",
+}
+
+func indirect(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		return t.Elem()
+	}
+	return t
+}
+
+// isIDType reports whether t is a gormtype ID type or a pointer to one.
+func isIDType(t reflect.Type) bool { return slices.Contains(idTypes, indirect(t)) }
+
+// isAutoField reports whether AutoID fills f when it is zero.
+func isAutoField(f *schema.Field) bool {
+	if !isIDType(f.FieldType) || !f.Creatable || f.DBName == "" {
+		return false
+	}
+	if f.HasDefaultValue && f.DefaultValueInterface == nil {
+		return false // the database makes it
+	}
+	switch f.Tag.Get(TagAuto) {
+	case "auto":
+		return true
+	case "-":
+		return false
+	}
+	return f.PrimaryKey
+}
+
+// autoFields returns the fields of s that AutoID fills. It returns
+// [ErrSetup] (wrapped, naming the field and the fix) for a field of an
+// idtype type and for sortid:"auto" on a field of another type.
+func (p *plugin) autoFields(s *schema.Schema) ([]*schema.Field, error) {
+	if v, ok := p.fields.Load(s); ok {
+		return v.([]*schema.Field), nil
+	}
+	var fields []*schema.Field
+	for _, f := range s.Fields {
+		if name, ok := coreTypes[indirect(f.FieldType)]; ok {
+			return nil, fmt.Errorf("%w: %s.%s is an idtype.%s, which GORM does not store as an ID; use gormtype.%s in models", ErrSetup, s.Name, f.Name, name, name)
+		}
+		if f.Tag.Get(TagAuto) == "auto" && !isIDType(f.FieldType) {
+			return nil, fmt.Errorf("%w: %s.%s is tagged sortid:\"auto\" but is a %s; AutoID fills gormtype's ID types only", ErrSetup, s.Name, f.Name, f.FieldType)
+		}
+		if isAutoField(f) {
+			fields = append(fields, f)
+		}
+	}
+	p.fields.Store(s, fields)
+	return fields, nil
+}
+
+// checkMapRows returns [ErrRefused] when a Create from maps leaves an auto
+// field unset: AutoID fills structs only.
+func checkMapRows(stmt *gorm.Statement, fields []*schema.Field) error {
+	rv := reflect.Indirect(stmt.ReflectValue)
+	var maps []reflect.Value
+	switch {
+	case rv.Kind() == reflect.Map:
+		maps = []reflect.Value{rv}
+	case (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Type().Elem().Kind() == reflect.Map:
+		for i := range rv.Len() {
+			maps = append(maps, rv.Index(i))
+		}
+	}
+	for _, m := range maps {
+		for _, f := range fields {
+			v := m.MapIndex(reflect.ValueOf(f.DBName))
+			if !v.IsValid() {
+				v = m.MapIndex(reflect.ValueOf(f.Name))
+			}
+			if !v.IsValid() || v.IsZero() || (v.Kind() == reflect.Interface && v.Elem().IsZero()) {
+				return fmt.Errorf("%w: a Create of %s from a map leaves %q unset, and AutoID fills structs only; set it in the map, or create from a struct", ErrRefused, stmt.Schema.Name, f.DBName)
+			}
+		}
+	}
+	return nil
+}
+
+// filledColumn is a column AutoID fills: pointers to the zero fields of
+// the rows, in row order, all of one gormtype ID type.
+type filledColumn struct {
+	name string
+	ptrs []any
+}
+
+// collect finds the zero auto fields of the statement's rows: the columns
+// to fill, the rows, and the indexes of the rows with a zero auto field.
+func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn, rows []reflect.Value, fresh []int) {
+	cols = make([]filledColumn, len(fields))
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		isFresh := false
+		for i, f := range fields {
+			if p, ok := zeroField(stmt, f, row); ok {
+				cols[i].name = f.DBName
+				cols[i].ptrs = append(cols[i].ptrs, p)
+				isFresh = true
+			}
+		}
+		if isFresh {
+			fresh = append(fresh, len(rows))
+		}
+		rows = append(rows, row)
+	})
+	return slices.DeleteFunc(cols, func(c filledColumn) bool { return len(c.ptrs) == 0 }), rows, fresh
+}
+
+// zeroField returns a pointer to f's ID value in row when it is zero,
+// allocating the ID of a nil pointer field.
+func zeroField(stmt *gorm.Statement, f *schema.Field, row reflect.Value) (any, bool) {
+	fv := f.ReflectValueOf(stmt.Context, row)
+	if !fv.CanSet() {
+		return nil, false
+	}
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			fv.Set(reflect.New(fv.Type().Elem()))
+		}
+		fv = fv.Elem()
+	}
+	if !fv.IsZero() {
+		return nil, false
+	}
+	return fv.Addr().Interface(), true
+}
+
+// eachRow calls fn with every addressable struct the statement writes.
+func eachRow(rv reflect.Value, fn func(reflect.Value)) {
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		for i := range rv.Len() {
+			if row := reflect.Indirect(rv.Index(i)); row.Kind() == reflect.Struct && row.CanAddr() {
+				fn(row)
+			}
+		}
+	case reflect.Struct:
+		if rv.CanAddr() {
+			fn(rv)
+		}
+	}
+}
+
+// useRows makes the statement write the rows not in fresh, and returns
+// the fresh ones as a slice of pointers for a Create of their own.
+func useRows(stmt *gorm.Statement, rows []reflect.Value, fresh []int) any {
+	ptrs := reflect.SliceOf(reflect.PointerTo(rows[0].Type()))
+	kept, apart := reflect.MakeSlice(ptrs, 0, len(rows)), reflect.MakeSlice(ptrs, 0, len(fresh))
+	for i, r := range rows {
+		if slices.Contains(fresh, i) {
+			apart = reflect.Append(apart, r.Addr())
+		} else {
+			kept = reflect.Append(kept, r.Addr())
+		}
+	}
+	stmt.ReflectValue = kept
+	return apart.Interface()
+}
+
+func allPtrs(cols []filledColumn) []any {
+	var ptrs []any
+	for _, c := range cols {
+		ptrs = append(ptrs, c.ptrs...)
+	}
+	return ptrs
+}
+
+// resetFields makes filled fields zero again, so that the next attempt
+// fills them anew.
+func resetFields(ptrs []any) {
+	for _, p := range ptrs {
+		reflect.ValueOf(p).Elem().SetZero()
+	}
+}
+
+// draw gives the fields of the columns fresh IDs. A column's HUIDs ascend
+// with its rows (see [idtype.HUIDGenerator.Fill]): a batch appends at the
+// right edge of the primary-key index, in the order of the caller's slice.
+func (p *plugin) draw(cols []filledColumn) error {
+	for _, c := range cols {
+		if err := p.drawColumn(c.ptrs); err != nil {
+			return fmt.Errorf("column %s: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+func (p *plugin) drawColumn(ptrs []any) error {
+	switch ptrs[0].(type) {
+	case *HUID, *NullHUID:
+		huids := make([]idtype.HUID, len(ptrs))
+		if err := p.huids(huids); err != nil {
+			return err
+		}
+		for i, ptr := range ptrs {
+			setHUID(ptr, huids[i])
+		}
+		return nil
+	}
+	for _, ptr := range ptrs {
+		id, err := p.scru128()
+		if err != nil {
+			return err
+		}
+		setSCRU128(ptr, id)
+	}
+	return nil
+}
+
+// huids fills dst with fresh HUIDs in ascending order.
+func (p *plugin) huids(dst []idtype.HUID) error {
+	if p.GenerateHUID == nil {
+		return idtype.FillHUIDs(dst)
+	}
+	for i := range dst {
+		h, err := p.GenerateHUID()
+		if err != nil {
+			return err
+		}
+		dst[i] = h
+	}
+	slices.Sort(dst)
+	return nil
+}
+
+func (p *plugin) scru128() (idtype.SCRU128, error) {
+	if p.GenerateSCRU128 != nil {
+		return p.GenerateSCRU128()
+	}
+	return idtype.GenerateSCRU128()
+}
+
+func setHUID(p any, h idtype.HUID) {
+	switch p := p.(type) {
+	case *HUID:
+		*p = HUID(h)
+	case *NullHUID:
+		*p = NullHUID{HUID(h), true}
+	}
+}
+
+func setSCRU128(p any, id idtype.SCRU128) {
+	switch p := p.(type) {
+	case *SCRU128:
+		*p = SCRU128(id)
+	case *NullSCRU128:
+		*p = NullSCRU128{SCRU128(id), true}
+	case *SCRU128Bytes:
+		*p = SCRU128Bytes(id)
+	case *NullSCRU128Bytes:
+		*p = NullSCRU128Bytes{SCRU128Bytes(id), true}
+	}
+}
