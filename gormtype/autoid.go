@@ -26,27 +26,26 @@ const pluginName = "sortid:autoid"
 // Before the hooks of every Create (CreateInBatches, FirstOrCreate and the
 // Save of a new row too, and each record GORM creates with them), it gives
 // a fresh ID to every zero field of a gormtype ID type that is a primary
-// key or is tagged sortid:"auto". Fields the caller set, fields tagged
-// sortid:"-" and fields with a database default are left alone. The HUIDs
-// of one statement ascend with its rows.
+// key or is tagged sortid:"auto", unless tagged sortid:"-" or filled by a
+// database default. The HUIDs of one statement ascend with its rows.
 //
-// When the database reports a fresh value as taken, the Create is undone
-// and runs again, hooks and associations included, with new values, up to
-// Retries times; then it fails with [ErrKeyTaken]. GORM's own transaction
-// is rolled back for that; in a transaction of yours (or CreateInBatches')
+// When the driver's error says a unique key with a fresh value is taken,
+// the Create is undone and runs again, hooks and associations included,
+// with new values, up to Retries times; then it fails with [ErrKeyTaken].
+// GORM rolls back the transaction it opened; in yours (or CreateInBatches')
 // AutoID rolls back to a savepoint it set before the Create. Without a
-// transaction (SkipDefaultTransaction) only the failed INSERT is undone:
-// what the hooks wrote before it stays.
+// transaction only the failed INSERT is undone: what came before it stays.
 //
-// A Create whose fresh values could make it update or skip another row
-// fails with [ErrRefused] instead: on PostgreSQL and SQLite an ON CONFLICT
-// without columns, ON CONSTRAINT or on a filled column; INSERT IGNORE, OR
-// IGNORE, OR REPLACE; MySQL's ON DUPLICATE KEY UPDATE for more than one
-// fresh row; a Select or Omit that leaves a filled field out. Set such
-// keys yourself (NewHUID). A single row's ON DUPLICATE KEY UPDATE is sent
-// as a plain INSERT first and with the clause after a conflict on another
-// key; a row that takes its key in between, at the odds of a collision, is
-// updated. ON CONFLICT on another column (email) is kept as written.
+// A Create that a fresh value could make update or skip another row, or
+// return a key no row has, fails with [ErrRefused] naming the way out: on
+// PostgreSQL and SQLite an ON CONFLICT on a filled column, on no column or
+// ON CONSTRAINT; INSERT IGNORE, OR IGNORE, OR REPLACE; MySQL's ON DUPLICATE
+// KEY UPDATE of more than one fresh row; a Select or Omit that leaves a
+// filled field out. AutoID leaves alone the keys you set (NewHUID). It
+// sends a single row's ON DUPLICATE KEY UPDATE as a plain INSERT first and
+// with the clause after a conflict on another key; a row that takes the
+// key in between (n in 2^21 for n HUIDs made elsewhere in that millisecond)
+// meets the clause as the conflicting row.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
 	// DefaultRetries, a negative value disables retrying.
@@ -86,7 +85,7 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 	return nil
 }
 
-// plugin is one registration of AutoID, with what it caches.
+// plugin is one registration of AutoID, with its cache.
 type plugin struct {
 	AutoID
 	fields     sync.Map // *schema.Schema → autoFields' result
@@ -100,86 +99,68 @@ func (p *plugin) retries() int {
 	return p.Retries
 }
 
-// txMode is how a failed Create is undone.
-type txMode int
-
-const (
-	noTx        txMode = iota // only the failed statement
-	ownTx                     // GORM rolls back the transaction it opened
-	savepointTx               // AutoID rolls back to its savepoint
-)
-
-// createState is what AutoID knows of one Create statement.
+// createState is what AutoID knows of one Create statement. GORM copies
+// a statement's Settings into the statements that save its associations,
+// so the one under stateKey is the statement's own or its parent's.
 type createState struct {
-	assoc     bool // the statement saves associations of another
-	mode      txMode
-	savepoint string
+	stmt      *gorm.Statement
+	assoc     bool     // the statement saves associations of another
+	savepoint string   // set in a transaction the Create did not open
 	retry     *gorm.DB // the statement as it was before its first attempt
 	columns   []filledColumn
 	rows      int
 	scope     *scope
 	upsert    *clause.Clause // MySQL: held back until a plain INSERT meets another key
-	deferred  any            // rows that GORM's association upsert must not cover
+	deferred  any            // new rows that GORM's association upsert must not cover
 	raw       error          // gorm:create's error, untranslated
-	attempt   *attempt       // set in a retry's statement
-}
-
-// attempt links a retry's statement to the Create it retries.
-type attempt struct {
-	assoc bool
-	scope *scope
-	raw   error
+	retrying  *createState   // in an attempt's statement: the Create it retries
 }
 
 // scope collects the fields filled by a Create and by the Creates of its
-// associations, which a rollback undoes together.
+// associations, which one rollback undoes together.
 type scope struct {
 	parent *scope
-	ptrs   []any
+	filled [][]filledColumn
 }
 
-func (s *scope) add(ptrs []any) {
+func (s *scope) add(cols []filledColumn) {
 	for ; s != nil; s = s.parent {
-		s.ptrs = append(s.ptrs, ptrs...)
+		s.filled = append(s.filled, cols)
 	}
 }
 
-// Settings keys. GORM copies a statement's Settings into the statements
-// that save its associations, so a parentKey there tells them apart.
 type (
-	stateKey   struct{ stmt *gorm.Statement }
-	parentKey  struct{}
+	stateKey   struct{}
 	attemptKey struct{}
 )
 
-type parent struct {
-	stmt  *gorm.Statement
-	scope *scope
-}
-
 func markParent(db *gorm.DB) {
-	db.Statement.Settings.Store(parentKey{}, parent{stmt: db.Statement})
+	db.Statement.Settings.Store(stateKey{}, &createState{stmt: db.Statement})
 }
 
+// loadState returns the statement's own state, or nil.
 func loadState(stmt *gorm.Statement) *createState {
-	v, _ := stmt.Settings.Load(stateKey{stmt})
-	st, _ := v.(*createState)
-	return st
+	v, _ := stmt.Settings.Load(stateKey{})
+	if st, _ := v.(*createState); st != nil && st.stmt == stmt {
+		return st
+	}
+	return nil
 }
 
 // begin fills the statement's zero auto fields and prepares their undoing.
 func (p *plugin) begin(db *gorm.DB) {
 	stmt := db.Statement
 	v, _ := stmt.Settings.LoadAndDelete(attemptKey{})
-	att, _ := v.(*attempt)
-	up, _ := stmt.Settings.Load(parentKey{})
-	par, assoc := up.(parent)
-	st := &createState{assoc: assoc && par.stmt != stmt, attempt: att, scope: &scope{parent: par.scope}}
-	if att != nil {
-		st.assoc, st.scope = att.assoc, att.scope
+	retrying, _ := v.(*createState)
+	v, _ = stmt.Settings.Load(stateKey{})
+	up, _ := v.(*createState)
+	st := &createState{stmt: stmt, retrying: retrying, scope: &scope{}}
+	if retrying != nil {
+		st.assoc, st.scope = retrying.assoc, retrying.scope
+	} else if up != nil && up.stmt != stmt {
+		st.assoc, st.scope.parent = true, up.scope
 	}
-	stmt.Settings.Store(parentKey{}, parent{stmt: stmt, scope: st.scope})
-	stmt.Settings.Store(stateKey{stmt}, (*createState)(nil))
+	stmt.Settings.Store(stateKey{}, st)
 	if db.Error != nil || db.DryRun || stmt.Schema == nil {
 		return
 	}
@@ -195,41 +176,29 @@ func (p *plugin) begin(db *gorm.DB) {
 	if len(cols) == 0 {
 		return
 	}
-	st.columns, st.rows = cols, len(rows)
-	if att == nil {
-		st.mode = txModeOf(db)
+	st.columns, st.rows = cols, rows
+	if retrying == nil {
 		st.retry = db.Session(&gorm.Session{Context: stmt.Context})
 	}
-	stmt.Settings.Store(stateKey{stmt}, st)
-	if _, ok := stmt.Clauses["ON CONFLICT"]; ok && st.assoc && len(fresh) < len(rows) {
+	if _, ok := stmt.Clauses["ON CONFLICT"]; ok && st.assoc && fresh < rows {
 		// GORM's association upsert is for records that exist: the new
 		// ones are inserted apart, after the rest.
-		st.deferred, st.columns = useRows(stmt, rows, fresh), nil
+		st.deferred, st.columns = useRows(stmt, fields), nil
 		return
 	}
 	if err := p.checkStatement(db, st); err != nil {
 		db.AddError(err)
 		return
 	}
-	st.scope.add(allPtrs(st.columns))
+	st.scope.add(st.columns)
 	if err := p.draw(st.columns); err != nil {
 		db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err))
 		return
 	}
-	if st.mode == savepointTx {
+	if _, inTx := stmt.ConnPool.(gorm.TxCommitter); inTx && retrying == nil {
 		st.savepoint = fmt.Sprintf("sortid_%d", p.savepoints.Add(1))
 		db.AddError(aside(db).SavePoint(st.savepoint).Error)
 	}
-}
-
-func txModeOf(db *gorm.DB) txMode {
-	if _, ok := db.Statement.ConnPool.(gorm.TxCommitter); ok {
-		return savepointTx
-	}
-	if db.SkipDefaultTransaction {
-		return noTx
-	}
-	return ownTx
 }
 
 // insert wraps gorm:create to keep the driver's error as it was made and,
@@ -271,58 +240,56 @@ func createRaw(db *gorm.DB, create func(*gorm.DB)) error {
 	return err
 }
 
-// finish runs a Create again after a collision, and ends the savepoint.
+// finish runs the Create again after a collision and ends the savepoint.
 func (p *plugin) finish(db *gorm.DB) {
 	st := loadState(db.Statement)
 	switch {
 	case st == nil:
-		return
-	case st.attempt != nil:
-		st.attempt.raw = st.raw
-		return
+	case st.retrying != nil:
+		st.retrying.raw = st.raw
 	case st.deferred != nil:
 		if db.Error == nil {
 			res := st.retry.Create(st.deferred)
 			db.RowsAffected += res.RowsAffected
 			db.AddError(res.Error)
 		}
-		return
-	}
-	p.retry(db, st)
-	if st.savepoint != "" {
-		if db.Error != nil {
-			p.rollback(db, st)
+	default:
+		p.retry(db, st)
+		if st.savepoint != "" {
+			if db.Error != nil {
+				p.rollback(db, st)
+			}
+			db.AddError(releaseSavepoint(db, st.savepoint))
 		}
-		db.AddError(releaseSavepoint(db, st.savepoint))
 	}
 }
 
-// retry runs the Create again while its fresh values collide.
+// retry runs the Create again while its fresh values collide. Each
+// attempt runs the statement as it was before the first one, in a
+// Create of its own that reports its INSERT's error in st.raw.
 func (p *plugin) retry(db *gorm.DB, st *createState) {
-	raw := st.raw
-	for draws := 1; raw != nil && p.retries() >= 0; draws++ {
+	for draws := 1; st.raw != nil && p.retries() >= 0; draws++ {
 		p.rollback(db, st)
-		if hit, _ := p.hitsFilled(db, st, raw); !hit {
+		if hit, _ := p.hitsFilled(db, st, st.raw); !hit {
 			return
 		}
 		if draws > p.retries() {
-			db.Error = fmt.Errorf("%w: %d draws for %s: %w", ErrKeyTaken, draws, db.Statement.Table, raw)
+			db.Error = fmt.Errorf("%w: %d draws for %s: %w", ErrKeyTaken, draws, tableName(db.Statement), st.raw)
 			return
 		}
-		if err := p.checkRetry(db, st, raw); err != nil {
+		if err := p.checkRetry(db, st, st.raw); err != nil {
 			db.Error = err
 			return
 		}
-		ptrs := st.scope.ptrs
-		if st.mode == noTx { // associations saved before the INSERT are committed
-			ptrs = allPtrs(st.columns)
+		if st.savepoint == "" && db.SkipDefaultTransaction {
+			resetFields(st.columns) // what was saved before the INSERT stays
+		} else {
+			resetFields(st.scope.filled...)
 		}
-		resetFields(ptrs)
-		att := &attempt{assoc: st.assoc, scope: st.scope}
-		st.scope.ptrs = nil
-		st.retry.Statement.Settings.Store(attemptKey{}, att)
+		st.scope.filled, st.raw = nil, nil
+		st.retry.Statement.Settings.Store(attemptKey{}, st)
 		res := st.retry.Create(db.Statement.Dest)
-		db.Error, db.RowsAffected, raw = res.Error, res.RowsAffected, att.raw
+		db.Error, db.RowsAffected = res.Error, res.RowsAffected
 	}
 }
 
@@ -346,8 +313,8 @@ func releaseSavepoint(db *gorm.DB, name string) error {
 	return nil
 }
 
-// aside returns a new session on the statement's connection, for
-// statements of AutoID's own; it does not carry the Create's error.
+// aside returns a new session on the statement's connection for AutoID's
+// own statements, without the Create's error.
 func aside(db *gorm.DB) *gorm.DB {
 	tx := db.Session(&gorm.Session{NewDB: true})
 	tx.Error = nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
 
 	"github.com/sortid/sortid/idtype"
@@ -51,6 +52,28 @@ func isAutoField(f *schema.Field) bool {
 		return false
 	}
 	return f.PrimaryKey
+}
+
+// checkPlugin makes a Create fail with [ErrSetup] when it leaves a field
+// that [AutoID] would fill zero and the plugin is not registered: the
+// database would store the zero key.
+func checkPlugin(f *schema.Field) []clause.Interface { return []clause.Interface{pluginCheck{f}} }
+
+type pluginCheck struct{ field *schema.Field }
+
+func (pluginCheck) Name() string               { return "" }
+func (pluginCheck) Build(clause.Builder)       {}
+func (pluginCheck) MergeClause(*clause.Clause) {}
+
+// ModifyStatement implements gorm.StatementModifier: GORM calls it when it
+// adds the clause to a Create.
+func (c pluginCheck) ModifyStatement(stmt *gorm.Statement) {
+	if _, ok := stmt.DB.Config.Plugins[pluginName]; ok || !isAutoField(c.field) {
+		return
+	}
+	if cols, _, _ := collect(stmt, []*schema.Field{c.field}); len(cols) > 0 {
+		stmt.AddError(fmt.Errorf("%w: %s.%s is zero and no AutoID plugin fills it; register it with db.Use(gormtype.AutoID{}), or set the field", ErrSetup, stmt.Schema.Name, c.field.Name))
+	}
 }
 
 // autoFields returns the fields of s that AutoID fills. It returns
@@ -111,10 +134,12 @@ type filledColumn struct {
 }
 
 // collect finds the zero auto fields of the statement's rows: the columns
-// to fill, the rows, and the indexes of the rows with a zero auto field.
-func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn, rows []reflect.Value, fresh []int) {
+// to fill, how many rows the statement writes and how many of them have a
+// zero auto field.
+func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn, rows, fresh int) {
 	cols = make([]filledColumn, len(fields))
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		rows++
 		isFresh := false
 		for i, f := range fields {
 			if p, ok := zeroField(stmt, f, row); ok {
@@ -124,9 +149,8 @@ func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn,
 			}
 		}
 		if isFresh {
-			fresh = append(fresh, len(rows))
+			fresh++
 		}
-		rows = append(rows, row)
 	})
 	return slices.DeleteFunc(cols, func(c filledColumn) bool { return len(c.ptrs) == 0 }), rows, fresh
 }
@@ -166,35 +190,35 @@ func eachRow(rv reflect.Value, fn func(reflect.Value)) {
 	}
 }
 
-// useRows makes the statement write the rows not in fresh, and returns
-// the fresh ones as a slice of pointers for a Create of their own.
-func useRows(stmt *gorm.Statement, rows []reflect.Value, fresh []int) any {
-	ptrs := reflect.SliceOf(reflect.PointerTo(rows[0].Type()))
-	kept, apart := reflect.MakeSlice(ptrs, 0, len(rows)), reflect.MakeSlice(ptrs, 0, len(fresh))
-	for i, r := range rows {
-		if slices.Contains(fresh, i) {
-			apart = reflect.Append(apart, r.Addr())
-		} else {
-			kept = reflect.Append(kept, r.Addr())
+// useRows makes the statement write the rows whose auto fields are set,
+// and returns the others as a slice of pointers for a Create of their own.
+func useRows(stmt *gorm.Statement, fields []*schema.Field) any {
+	var kept, apart reflect.Value
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		if !kept.IsValid() {
+			kept = reflect.MakeSlice(reflect.SliceOf(row.Addr().Type()), 0, 1)
+			apart = reflect.MakeSlice(kept.Type(), 0, 1)
 		}
-	}
+		fresh := slices.ContainsFunc(fields, func(f *schema.Field) bool { _, ok := zeroField(stmt, f, row); return ok })
+		if fresh {
+			apart = reflect.Append(apart, row.Addr())
+		} else {
+			kept = reflect.Append(kept, row.Addr())
+		}
+	})
 	stmt.ReflectValue = kept
 	return apart.Interface()
 }
 
-func allPtrs(cols []filledColumn) []any {
-	var ptrs []any
-	for _, c := range cols {
-		ptrs = append(ptrs, c.ptrs...)
-	}
-	return ptrs
-}
-
 // resetFields makes filled fields zero again, so that the next attempt
 // fills them anew.
-func resetFields(ptrs []any) {
-	for _, p := range ptrs {
-		reflect.ValueOf(p).Elem().SetZero()
+func resetFields(filled ...[]filledColumn) {
+	for _, cols := range filled {
+		for _, c := range cols {
+			for _, p := range c.ptrs {
+				reflect.ValueOf(p).Elem().SetZero()
+			}
+		}
 	}
 }
 

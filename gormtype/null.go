@@ -22,37 +22,33 @@ func (n NullHUID) id() idtype.NullHUID {
 	return idtype.NullHUID{HUID: idtype.HUID(n.HUID), Valid: n.Valid}
 }
 
-// MarshalJSON implements [json.Marshaler]: null, or the HUID as a JSON string.
-func (n NullHUID) MarshalJSON() ([]byte, error) { return n.id().MarshalJSON() }
+// set stores v when err, the error of decoding it, is nil.
+func (n *NullHUID) set(v *idtype.NullHUID, err error) error {
+	if err == nil {
+		*n = NullHUID{HUID(v.HUID), v.Valid}
+	}
+	return err
+}
 
-// UnmarshalJSON implements [json.Unmarshaler] as [idtype.NullHUID.UnmarshalJSON].
+// MarshalJSON, UnmarshalJSON, Value and Scan implement the standard
+// interfaces as [idtype.NullHUID] does: null in JSON, NULL in SQL.
+func (n NullHUID) MarshalJSON() ([]byte, error) { return n.id().MarshalJSON() }
 func (n *NullHUID) UnmarshalJSON(data []byte) error {
 	var v idtype.NullHUID
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullHUID{HUID(v.HUID), v.Valid}
-	return nil
+	return n.set(&v, v.UnmarshalJSON(data))
 }
-
-// Value implements [driver.Valuer]: NULL, or the HUID as an int64.
 func (n NullHUID) Value() (driver.Value, error) { return n.id().Value() }
-
-// Scan implements [sql.Scanner] as [idtype.NullHUID.Scan].
 func (n *NullHUID) Scan(src any) error {
 	var v idtype.NullHUID
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullHUID{HUID(v.HUID), v.Valid}
-	return nil
+	return n.set(&v, v.Scan(src))
 }
 
-// GormDataType implements schema.GormDataTypeInterface.
+// GormDataType, GormDBDataType and CreateClauses are those of [HUID].
 func (NullHUID) GormDataType() string { return "huid" }
-
-// GormDBDataType returns the column type of [HUID.GormDBDataType].
-func (NullHUID) GormDBDataType(db *gorm.DB, _ *schema.Field) string { return huidColumnType(db) }
+func (NullHUID) GormDBDataType(db *gorm.DB, f *schema.Field) string {
+	return HUID(0).GormDBDataType(db, f)
+}
+func (NullHUID) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
 
 // NullSCRU128 is a [SCRU128] that may be NULL (SQL) or null (JSON).
 type NullSCRU128 struct {
@@ -60,30 +56,36 @@ type NullSCRU128 struct {
 	Valid   bool // Valid is true if SCRU128 is not NULL
 }
 
-// MarshalJSON implements [json.Marshaler]: null, or the 26-character form.
-func (n NullSCRU128) MarshalJSON() ([]byte, error) {
-	return idtype.NullSCRU128{SCRU128: idtype.SCRU128(n.SCRU128), Valid: n.Valid}.MarshalJSON()
+func (n NullSCRU128) id() idtype.NullSCRU128 {
+	return idtype.NullSCRU128{SCRU128: idtype.SCRU128(n.SCRU128), Valid: n.Valid}
 }
 
-// UnmarshalJSON implements [json.Unmarshaler] as [idtype.NullSCRU128.UnmarshalJSON].
+// set stores v when err, the error of decoding it, is nil.
+func (n *NullSCRU128) set(v *idtype.NullSCRU128, err error) error {
+	if err == nil {
+		*n = NullSCRU128{SCRU128(v.SCRU128), v.Valid}
+	}
+	return err
+}
+
+// MarshalJSON, UnmarshalJSON and Scan implement the standard interfaces
+// as [idtype.NullSCRU128] does; Value and GormValue are NULL when not
+// Valid, else those of [SCRU128].
+func (n NullSCRU128) MarshalJSON() ([]byte, error) { return n.id().MarshalJSON() }
 func (n *NullSCRU128) UnmarshalJSON(data []byte) error {
 	var v idtype.NullSCRU128
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullSCRU128{SCRU128(v.SCRU128), v.Valid}
-	return nil
+	return n.set(&v, v.UnmarshalJSON(data))
 }
-
-// Value implements [driver.Valuer]: NULL, or [SCRU128.Value].
+func (n *NullSCRU128) Scan(src any) error {
+	var v idtype.NullSCRU128
+	return n.set(&v, v.Scan(src))
+}
 func (n NullSCRU128) Value() (driver.Value, error) {
 	if !n.Valid {
 		return nil, nil
 	}
 	return n.SCRU128.Value()
 }
-
-// GormValue implements gorm.Valuer: NULL, or [SCRU128.GormValue].
 func (n NullSCRU128) GormValue(ctx context.Context, db *gorm.DB) clause.Expr {
 	if !n.Valid {
 		return clause.Expr{SQL: "NULL"}
@@ -91,23 +93,12 @@ func (n NullSCRU128) GormValue(ctx context.Context, db *gorm.DB) clause.Expr {
 	return n.SCRU128.GormValue(ctx, db)
 }
 
-// Scan implements [sql.Scanner] as [idtype.NullSCRU128.Scan].
-func (n *NullSCRU128) Scan(src any) error {
-	var v idtype.NullSCRU128
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullSCRU128{SCRU128(v.SCRU128), v.Valid}
-	return nil
-}
-
-// GormDataType implements schema.GormDataTypeInterface.
+// GormDataType, GormDBDataType and CreateClauses are those of [SCRU128].
 func (NullSCRU128) GormDataType() string { return "scru128" }
-
-// GormDBDataType returns the column type of [SCRU128.GormDBDataType].
-func (NullSCRU128) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
-	return scru128ColumnType(db)
+func (NullSCRU128) GormDBDataType(db *gorm.DB, f *schema.Field) string {
+	return SCRU128{}.GormDBDataType(db, f)
 }
+func (NullSCRU128) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
 
 // NullSCRU128Bytes is a [SCRU128Bytes] that may be NULL (SQL) or null (JSON).
 type NullSCRU128Bytes struct {
@@ -119,45 +110,30 @@ func (n NullSCRU128Bytes) id() idtype.NullSCRU128Bytes {
 	return idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(n.SCRU128), Valid: n.Valid}
 }
 
-// MarshalJSON implements [json.Marshaler]: null, or the 26-character form.
-func (n NullSCRU128Bytes) MarshalJSON() ([]byte, error) { return n.id().MarshalJSON() }
+// set stores v when err, the error of decoding it, is nil.
+func (n *NullSCRU128Bytes) set(v *idtype.NullSCRU128Bytes, err error) error {
+	if err == nil {
+		*n = NullSCRU128Bytes{SCRU128Bytes(v.SCRU128), v.Valid}
+	}
+	return err
+}
 
-// UnmarshalJSON implements [json.Unmarshaler] as [idtype.NullSCRU128Bytes.UnmarshalJSON].
+// MarshalJSON, UnmarshalJSON, Value and Scan implement the standard
+// interfaces as [idtype.NullSCRU128Bytes] does: null in JSON, NULL in SQL.
+func (n NullSCRU128Bytes) MarshalJSON() ([]byte, error) { return n.id().MarshalJSON() }
 func (n *NullSCRU128Bytes) UnmarshalJSON(data []byte) error {
 	var v idtype.NullSCRU128Bytes
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullSCRU128Bytes{SCRU128Bytes(v.SCRU128), v.Valid}
-	return nil
+	return n.set(&v, v.UnmarshalJSON(data))
 }
-
-// Value implements [driver.Valuer]: NULL, or the 16 raw bytes.
 func (n NullSCRU128Bytes) Value() (driver.Value, error) { return n.id().Value() }
-
-// Scan implements [sql.Scanner] as [idtype.NullSCRU128Bytes.Scan].
 func (n *NullSCRU128Bytes) Scan(src any) error {
 	var v idtype.NullSCRU128Bytes
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullSCRU128Bytes{SCRU128Bytes(v.SCRU128), v.Valid}
-	return nil
+	return n.set(&v, v.Scan(src))
 }
 
-// GormDataType implements schema.GormDataTypeInterface.
+// GormDataType, GormDBDataType and CreateClauses are those of [SCRU128Bytes].
 func (NullSCRU128Bytes) GormDataType() string { return "scru128bytes" }
-
-// GormDBDataType returns the column type of [SCRU128Bytes.GormDBDataType].
-func (NullSCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
-	return scru128BytesColumnType(db)
+func (NullSCRU128Bytes) GormDBDataType(db *gorm.DB, f *schema.Field) string {
+	return SCRU128Bytes{}.GormDBDataType(db, f)
 }
-
-// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
-func (NullHUID) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
-
-// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
-func (NullSCRU128) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }
-
-// CreateClauses implements schema.CreateClausesInterface as [HUID.CreateClauses].
 func (NullSCRU128Bytes) CreateClauses(f *schema.Field) []clause.Interface { return checkPlugin(f) }

@@ -20,7 +20,10 @@ import (
 // PostgreSQL or SQLite upsert return the key of the row it stored.
 func (p *plugin) checkStatement(db *gorm.DB, st *createState) error {
 	stmt := db.Statement
-	selected, restricted := stmt.SelectAndOmitColumns(true, false)
+	selected, restricted := map[string]bool{}, false
+	if len(stmt.Selects)+len(stmt.Omits) > 0 {
+		selected, restricted = stmt.SelectAndOmitColumns(true, false)
+	}
 	for _, c := range st.columns {
 		if v, ok := selected[c.name]; ok && !v || !ok && restricted {
 			return refusal(stmt, st, "Select or Omit leaves "+c.name+" out, so the struct would hold a key no row has",
@@ -67,7 +70,7 @@ func refusal(stmt *gorm.Statement, st *createState, why, fix string) error {
 	for _, c := range st.columns {
 		cols = append(cols, c.name)
 	}
-	return fmt.Errorf("%w: a Create into %s with fresh %s: %s; %s", ErrRefused, stmt.Table, strings.Join(cols, ", "), why, fix)
+	return fmt.Errorf("%w: a Create into %s with fresh %s: %s; %s", ErrRefused, tableName(stmt), strings.Join(cols, ", "), why, fix)
 }
 
 // filled reports whether AutoID filled column c in the statement.
@@ -108,7 +111,7 @@ func (p *plugin) checkRetry(db *gorm.DB, st *createState, err error) error {
 	if db.Dialector.Name() != dialectMySQL || st.rows == 1 {
 		return nil
 	}
-	schemaName, table := splitTable(db.Statement.Table)
+	schemaName, table := tableOf(db.Statement)
 	var transactions string
 	q := aside(db).Raw(`SELECT e.transactions FROM information_schema.tables t
 		JOIN information_schema.engines e ON e.engine = t.engine
@@ -116,8 +119,8 @@ func (p *plugin) checkRetry(db *gorm.DB, st *createState, err error) error {
 	if q.Error == nil && transactions == "YES" {
 		return nil
 	}
-	return fmt.Errorf("%w: a fresh key of a %d-row INSERT into %s was taken, and the table's engine keeps the rows written before it (%v); use InnoDB, or insert one row at a time: %w",
-		ErrRefused, st.rows, db.Statement.Table, q.Error, err)
+	return fmt.Errorf("%w: a fresh key of a %d-row INSERT into %s was taken, and AutoID cannot tell that the table's engine undid the rows written before it; use InnoDB, or insert one row at a time: %w",
+		ErrRefused, st.rows, tableName(db.Statement), errors.Join(q.Error, err))
 }
 
 // hitsFilled reports whether err is a unique violation of a key that
@@ -156,7 +159,7 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 			JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
 			WHERE c.relname = @index AND (i.indrelid = to_regclass(@table)
 				OR i.indrelid IN (SELECT relid FROM pg_catalog.pg_partition_tree(to_regclass(@table))))`,
-			sql.Named("index", index), sql.Named("table", db.Statement.Quote(db.Statement.Table)))
+			sql.Named("index", index), sql.Named("table", db.Statement.Quote(tableName(db.Statement))))
 	case dialectMySQL:
 		msg := err.Error()
 		i := strings.LastIndex(msg, " for key '")
@@ -165,7 +168,7 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 		}
 		index := msg[i+len(" for key '") : len(msg)-1]
 		index = index[strings.LastIndexByte(index, '.')+1:] // MySQL 8 writes table.key
-		schemaName, table := splitTable(db.Statement.Table)
+		schemaName, table := tableOf(db.Statement)
 		tx = tx.Raw(`SELECT column_name FROM information_schema.statistics
 			WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ? AND index_name = ?`, schemaName, table, index)
 	case dialectSQLite:
@@ -185,12 +188,22 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 	return cols, true
 }
 
-// splitTable splits a MySQL table name into its database ("" for the
-// connection's) and table.
-func splitTable(name string) (schemaName, table string) {
-	name = strings.ReplaceAll(name, "`", "")
+// tableOf returns the schema (MySQL: database; "" for the connection's
+// own) and the name of the statement's table. GORM keeps a qualifier only
+// in TableExpr.
+func tableOf(stmt *gorm.Statement) (schemaName, table string) {
+	name := stmt.Table
+	if e := stmt.TableExpr; e != nil && len(e.Vars) == 0 && !strings.Contains(e.SQL, " ") {
+		name = strings.NewReplacer("`", "", `"`, "").Replace(e.SQL)
+	}
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		return name[:i], name[i+1:]
 	}
 	return "", name
+}
+
+// tableName is the statement's table for messages, schema included.
+func tableName(stmt *gorm.Statement) string {
+	schemaName, table := tableOf(stmt)
+	return strings.TrimPrefix(schemaName+"."+table, ".")
 }

@@ -153,8 +153,8 @@ func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, r
 }
 
 // BenchmarkGormCreateOne is the latency of a single-row Create in GORM's
-// default transaction: auto-filled HUID key (AutoID inserts it with ON
-// CONFLICT on the key DO NOTHING, and without any retry provision) against
+// default transaction: auto-filled HUID key (with and without retries;
+// either way AutoID adds no statement to it) against
 // an int64 key the caller sets on plain GORM, alone and after a SAVEPOINT,
 // which is what retrying under a savepoint would cost.
 func BenchmarkGormCreateOne(b *testing.B) {
