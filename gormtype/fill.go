@@ -222,81 +222,66 @@ func resetFields(filled ...[]filledColumn) {
 	}
 }
 
-// draw gives the fields of the columns fresh IDs. A column's HUIDs ascend
-// with its rows (see [idtype.HUIDGenerator.Fill]): a batch appends at the
-// right edge of the primary-key index, in the order of the caller's slice.
+// draw gives the columns' fields fresh IDs. A column's HUIDs ascend with
+// its rows (see [idtype.HUIDGenerator.Fill]): a batch appends at the right
+// edge of the primary-key index, in the order of the caller's slice.
 func (p *plugin) draw(cols []filledColumn) error {
 	for _, c := range cols {
-		if err := p.drawColumn(c.ptrs); err != nil {
+		if err := p.drawColumn(c); err != nil {
 			return fmt.Errorf("column %s: %w", c.name, err)
 		}
 	}
 	return nil
 }
 
-func (p *plugin) drawColumn(ptrs []any) error {
-	switch ptrs[0].(type) {
-	case *HUID, *NullHUID:
-		huids := make([]idtype.HUID, len(ptrs))
-		if err := p.huids(huids); err != nil {
-			return err
+func (p *plugin) drawColumn(c filledColumn) error {
+	if _, isHUID := c.ptrs[0].(interface{ huidField() }); !isHUID {
+		generate := p.GenerateSCRU128
+		if generate == nil {
+			generate = idtype.GenerateSCRU128
 		}
-		for i, ptr := range ptrs {
-			setHUID(ptr, huids[i])
+		for _, ptr := range c.ptrs {
+			id, err := generate()
+			if err != nil {
+				return err
+			}
+			ptr.(idSetter).setID(0, id)
 		}
 		return nil
 	}
-	for _, ptr := range ptrs {
-		id, err := p.scru128()
-		if err != nil {
-			return err
-		}
-		setSCRU128(ptr, id)
-	}
-	return nil
-}
-
-// huids fills dst with fresh HUIDs in ascending order.
-func (p *plugin) huids(dst []idtype.HUID) error {
+	huids := make([]idtype.HUID, len(c.ptrs))
 	if p.GenerateHUID == nil {
-		return idtype.FillHUIDs(dst)
-	}
-	for i := range dst {
-		h, err := p.GenerateHUID()
-		if err != nil {
+		if err := idtype.FillHUIDs(huids); err != nil {
 			return err
 		}
-		dst[i] = h
+	} else {
+		for i := range huids {
+			var err error
+			if huids[i], err = p.GenerateHUID(); err != nil {
+				return err
+			}
+		}
+		slices.Sort(huids)
 	}
-	slices.Sort(dst)
+	for i, ptr := range c.ptrs {
+		ptr.(idSetter).setID(huids[i], idtype.SCRU128{})
+	}
 	return nil
 }
 
-func (p *plugin) scru128() (idtype.SCRU128, error) {
-	if p.GenerateSCRU128 != nil {
-		return p.GenerateSCRU128()
-	}
-	return idtype.GenerateSCRU128()
+// idSetter is implemented by pointers to gormtype's ID types: setID stores
+// the HUID or the SCRU128, whichever the type holds, as a set value.
+type idSetter interface {
+	setID(idtype.HUID, idtype.SCRU128)
 }
 
-func setHUID(p any, h idtype.HUID) {
-	switch p := p.(type) {
-	case *HUID:
-		*p = HUID(h)
-	case *NullHUID:
-		*p = NullHUID{HUID(h), true}
-	}
+func (h *HUID) setID(v idtype.HUID, _ idtype.SCRU128)         { *h = HUID(v) }
+func (n *NullHUID) setID(v idtype.HUID, _ idtype.SCRU128)     { *n = NullHUID{HUID(v), true} }
+func (id *SCRU128) setID(_ idtype.HUID, v idtype.SCRU128)     { *id = SCRU128(v) }
+func (n *NullSCRU128) setID(_ idtype.HUID, v idtype.SCRU128)  { *n = NullSCRU128{SCRU128(v), true} }
+func (b *SCRU128Bytes) setID(_ idtype.HUID, v idtype.SCRU128) { *b = SCRU128Bytes(v) }
+func (n *NullSCRU128Bytes) setID(_ idtype.HUID, v idtype.SCRU128) {
+	*n = NullSCRU128Bytes{SCRU128Bytes(v), true}
 }
-
-func setSCRU128(p any, id idtype.SCRU128) {
-	switch p := p.(type) {
-	case *SCRU128:
-		*p = SCRU128(id)
-	case *NullSCRU128:
-		*p = NullSCRU128{SCRU128(id), true}
-	case *SCRU128Bytes:
-		*p = SCRU128Bytes(id)
-	case *NullSCRU128Bytes:
-		*p = NullSCRU128Bytes{SCRU128Bytes(id), true}
-	}
-}
+func (*HUID) huidField()     {}
+func (*NullHUID) huidField() {}
