@@ -612,25 +612,36 @@ func takeKey(t *testing.T, other *sql.DB, h gormtype.HUID) {
 	}
 }
 
-// TestGormKeyTakenEveryTime: when every key drawn for a single row in
-// GORM's own transaction on PostgreSQL is taken, the Create fails with
-// ErrKeyTaken, which is a gorm.ErrDuplicatedKey, and stores nothing.
+// TestGormKeyTakenEveryTime: when every key drawn for a Create is taken,
+// it fails with ErrKeyTaken, which is a gorm.ErrDuplicatedKey, and stores
+// nothing: one row and a batch, in GORM's own transaction, in a caller's
+// and without one, on every dialect.
 func TestGormKeyTakenEveryTime(t *testing.T) {
-	src := &takenFirst{}
-	db := openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{}, gormtype.AutoID{Retries: 1, GenerateHUID: src.generate})
-	resetTables(t, db, &snapAccount{})
-	taken := snapAccount{ID: gormtype.NewHUID(), Email: "taken@x", take: func(gormtype.HUID) {}}
-	if err := db.Create(&taken).Error; err != nil {
-		t.Fatal(err)
-	}
-	src.next(taken.ID, taken.ID)
-	err := db.Create(&snapAccount{Email: "new@x", take: func(gormtype.HUID) {}}).Error
-	if !errors.Is(err, gormtype.ErrKeyTaken) || !errors.Is(err, gorm.ErrDuplicatedKey) || src.draws != 2 {
-		t.Fatalf("Create: %v after %d draws; want ErrKeyTaken after 2", err, src.draws)
-	}
-	var n int64
-	if err := db.Model(&snapAccount{}).Count(&n).Error; err != nil || n != 1 {
-		t.Errorf("%d rows, %v; want only the taken one", n, err)
+	for _, d := range colDialects {
+		for _, skip := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/SkipDefaultTransaction=%v", d.name, skip), func(t *testing.T) {
+				src := &takenFirst{}
+				db := gormOn(t, d.name, &gorm.Config{SkipDefaultTransaction: skip}, gormtype.AutoID{Retries: 1, GenerateHUID: src.generate})
+				resetTables(t, db, &colAccount{})
+				taken := seedAccount(t, db, "taken@x")
+				for _, w := range []func(func(*gorm.DB) error) error{
+					func(f func(*gorm.DB) error) error { return f(db) },
+					func(f func(*gorm.DB) error) error { return db.Transaction(f) },
+				} {
+					for _, rows := range [][]colAccount{{{Email: "one@x"}}, {{Email: "a@x"}, {Email: "b@x"}}} {
+						src.next(taken.ID, taken.ID, taken.ID, taken.ID)
+						err := w(func(tx *gorm.DB) error { return tx.Create(&rows).Error })
+						if !errors.Is(err, gormtype.ErrKeyTaken) || !errors.Is(err, gorm.ErrDuplicatedKey) || src.draws != 2*len(rows) {
+							t.Fatalf("Create of %d rows: %v after %d draws; want ErrKeyTaken after %d", len(rows), err, src.draws, 2*len(rows))
+						}
+						src.queue = nil
+					}
+				}
+				if n := countAccounts(t, db); n != 1 {
+					t.Errorf("%d accounts, want only the taken one", n)
+				}
+			})
+		}
 	}
 }
 

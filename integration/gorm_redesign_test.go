@@ -752,8 +752,8 @@ type r21Core struct {
 
 func (r21Core) TableName() string { return "r21_core" }
 
-// TestGormIdtypeKey: with AutoID, a model whose key is an
-// idtype.HUID fails with ErrSetup pointing at gormtype.HUID.
+// TestGormIdtypeKey: plain GORM makes an idtype.HUID key auto-increment;
+// with AutoID such a model fails with ErrSetup pointing at gormtype.HUID.
 func TestGormIdtypeKey(t *testing.T) {
 	for _, dialect := range []string{"postgres", "mysql", "sqlite"} {
 		t.Run(dialect, func(t *testing.T) {
@@ -767,6 +767,14 @@ func TestGormIdtypeKey(t *testing.T) {
 			} else {
 				t.Logf("AutoMigrate succeeded; id column: %s", r21ColumnInfo(t, db, "r21_core", "id"))
 			}
+			// Plain GORM makes the key auto-increment: the first row gets 1.
+			plain := r21PlainGorm(t, dialect)
+			resetTables(t, plain, &r21Core{})
+			first := r21Core{Name: "plain"}
+			if err := plain.Create(&first).Error; err != nil || first.ID != 1 {
+				t.Errorf("plain GORM: Create: %v, key %d; want the auto-increment key 1", err, first.ID)
+			}
+			r21Exec(t, plain, "DELETE FROM r21_core")
 			err := db.Create(&r21Core{Name: "zero"}).Error
 			if !errors.Is(err, gormtype.ErrSetup) || !strings.Contains(err.Error(), "gormtype.HUID") || !strings.Contains(err.Error(), "ID") {
 				t.Errorf("Create: %v; want ErrSetup naming the ID field and gormtype.HUID", err)
