@@ -1,10 +1,6 @@
 package idtype
 
-import (
-	"errors"
-	"fmt"
-	"unicode/utf8"
-)
+import "errors"
 
 // ErrInvalidHUID is returned (wrapped, with the offending input and the rule
 // it broke) when text, bytes, JSON, a database value or a field does not
@@ -45,15 +41,3 @@ var ErrRandomSource = errors.New("idtype: random source failed")
 // ErrInvalidArgument is returned (wrapped) by the collision estimates when a
 // rate or a generator count is not usable.
 var ErrInvalidArgument = errors.New("idtype: invalid argument")
-
-// badChar names the character of s at byte offset i for an error message,
-// as typed: the whole UTF-8 character and its code point, e.g. '٥' (U+0665)
-// at offset 0, rather than its first byte. A byte that does not begin valid
-// UTF-8 is named by its value.
-func badChar[T string | []byte](s T, i int) string {
-	r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
-	if r == utf8.RuneError && size <= 1 {
-		return fmt.Sprintf("byte 0x%02x at offset %d", s[i], i)
-	}
-	return fmt.Sprintf("%q (U+%04X) at offset %d", r, r, i)
-}

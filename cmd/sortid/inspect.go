@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/internal/chars"
 )
 
 const inspectHelp = `Usage: sortid inspect [ID...]
@@ -242,7 +243,7 @@ func parseHex(digits string) (idtype.SCRU128, error) {
 	var u idtype.SCRU128
 	for i := 0; i < len(digits); i++ {
 		if !isHexDigit(digits[i]) {
-			return u, fmt.Errorf("%q at offset %d is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \\x", digits[i], i)
+			return u, fmt.Errorf("%s is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \\x", chars.At(digits, i))
 		}
 	}
 	hex.Decode(u[:], []byte(digits)) // cannot fail: the digits were checked
