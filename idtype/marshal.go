@@ -93,8 +93,8 @@ func (h *HUID) UnmarshalJSON(data []byte) error {
 	return h.unmarshalJSONNumber(data)
 }
 
-// maxJSONNumber is the largest integer every JSON decoder holds exactly:
-// 2^53, the last integer of an IEEE 754 double's contiguous range.
+// maxJSONNumber is 2^53: up to it a JavaScript number (an IEEE 754 double)
+// holds every integer exactly; above it, only some.
 const maxJSONNumber = 1 << 53
 
 // unmarshalJSONNumber sets h from a bare JSON value, which must be an
