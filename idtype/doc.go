@@ -8,7 +8,8 @@
 // [HUID] is a 63-bit integer: milliseconds since 2026-01-01T00:00:00Z
 // shifted left by 21, ORed with 21 random bits (HUID spec). It is stored as
 // a PostgreSQL bigint, written as plain decimal text, and marshalled to JSON
-// as a string, because JavaScript numbers cannot hold integers above 2^53.
+// as a string, because JavaScript numbers cannot hold integers above 2^53;
+// a JSON number is read only up to 2^53, as a larger one may be rounded.
 // [HUID.PaddedString] gives a 19-digit form whose text order is numeric order.
 //
 // # SCRU128

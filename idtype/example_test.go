@@ -85,10 +85,11 @@ func ExampleHUID_MarshalJSON() {
 	fmt.Println(string(out)) // the HUID is a string: JavaScript numbers stop at 2^53
 
 	var in Order
-	err := json.Unmarshal([]byte(`{"id":60413077094400000,"parent":"7","trace":"00QBTG0FERFTCCNFISUBO489DI"}`), &in)
+	err := json.Unmarshal([]byte(`{"id":"60413077094400000","parent":7,"trace":"00QBTG0FERFTCCNFISUBO489DI"}`), &in)
 	fmt.Println(in.ID, in.Parent.HUID, in.Parent.Valid, err)
 
-	err = json.Unmarshal([]byte(`{"id":1.5}`), &in)
+	// A number above 2^53 may have been rounded on its way: refused.
+	err = json.Unmarshal([]byte(`{"id":60413077094400000}`), &in)
 	fmt.Println(errors.Is(err, idtype.ErrInvalidHUID))
 	// Output:
 	// {"id":"60413077094400000","parent":null,"trace":"00QBTG0FERFTCCNFISUBO489DI"}

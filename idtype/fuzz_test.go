@@ -19,6 +19,9 @@ func FuzzParseHUID(f *testing.F) {
 	for _, b := range badHUIDText {
 		f.Add(b.in)
 	}
+	for _, b := range badCharText {
+		f.Add(b.in)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		h, err := ParseHUID(s)
 		if err != nil {
@@ -48,6 +51,9 @@ func FuzzParseSCRU128(f *testing.F) {
 		f.Add(v.uuid)
 	}
 	for _, b := range badSCRU128Text {
+		f.Add(b.in)
+	}
+	for _, b := range badCharText {
 		f.Add(b.in)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

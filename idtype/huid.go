@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sortid/sortid/internal/chars"
 )
 
 // HUID is a 63-bit time-sortable identifier: the milliseconds since
@@ -129,7 +131,7 @@ func parseHUID[T string | []byte](s T) (HUID, error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%w: %q has %q at offset %d; only decimal digits are allowed", ErrInvalidHUID, string(s), c, i)
+			return 0, fmt.Errorf("%w: %q has %s; only decimal digits are allowed", ErrInvalidHUID, string(s), chars.At(s, i))
 		}
 		v = v*10 + uint64(c-'0') // 19 digits cannot overflow uint64
 	}

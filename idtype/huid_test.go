@@ -157,3 +157,18 @@ func TestMustParseHUIDPanics(t *testing.T) {
 	}()
 	MustParseHUID("x")
 }
+
+func TestParseErrorsNameTheCharacter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range badCharText {
+		var err error
+		if tc.scru {
+			_, err = ParseSCRU128(tc.in)
+		} else {
+			_, err = ParseHUID(tc.in)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.named) {
+			t.Errorf("parsing %q: error %v; want it to name %s", tc.in, err, tc.named)
+		}
+	}
+}

@@ -74,15 +74,46 @@ func (h HUID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. It takes a JSON string of
-// the decimal form or a JSON integer; fractions, exponents, signs and values
-// above 2^63-1 give an error wrapping [ErrInvalidHUID], and null one wrapping
-// [ErrNull] (use [NullHUID] for nullable values).
+// the decimal form (the rules of [ParseHUID]) or a JSON integer number of at
+// most 2^53 (9007199254740992). A larger number gives an error wrapping
+// [ErrInvalidHUID]: JavaScript and many JSON decoders round numbers above
+// 2^53, so such a HUID may already be another one, and HUIDs above 2^53
+// travel as JSON strings, as MarshalJSON writes them. Fractions, exponents,
+// signs and other JSON values give an error wrapping [ErrInvalidHUID] that
+// names the accepted forms, and null one wrapping [ErrNull] (use [NullHUID]
+// for nullable values).
 func (h *HUID) UnmarshalJSON(data []byte) error {
 	text, err := jsonText(data, "HUID", ErrInvalidHUID, true)
 	if err != nil {
 		return err
 	}
-	return h.UnmarshalText(text)
+	if len(data) > 0 && data[0] == '"' {
+		return h.UnmarshalText(text)
+	}
+	return h.unmarshalJSONNumber(data)
+}
+
+// maxJSONNumber is 2^53: up to it a JavaScript number (an IEEE 754 double)
+// holds every integer exactly; above it, only some.
+const maxJSONNumber = 1 << 53
+
+// unmarshalJSONNumber sets h from a bare JSON value, which must be an
+// integer number of at most 2^53.
+func (h *HUID) unmarshalJSONNumber(num []byte) error {
+	digits := len(num) > 0
+	for _, c := range num {
+		digits = digits && '0' <= c && c <= '9'
+	}
+	if !digits {
+		return fmt.Errorf("%w: JSON %s is not a HUID; want a JSON string of decimal digits, or an integer number at most 2^53", ErrInvalidHUID, num)
+	}
+	// Digits that parseHUID refuses (too many, or above 2^63-1) are above 2^53 too.
+	v, err := parseHUID(num)
+	if err != nil || v > maxJSONNumber {
+		return fmt.Errorf("%w: JSON number %s exceeds 2^53 (9007199254740992), above which JavaScript rounds numbers; HUIDs above 2^53 travel as JSON strings", ErrInvalidHUID, num)
+	}
+	*h = v
+	return nil
 }
 
 // jsonText returns the text of a JSON string, or a bare JSON value as is.

@@ -3,6 +3,7 @@ package idtype
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -65,7 +66,8 @@ func TestHUIDJSON(t *testing.T) {
 		`258037077`:             258037077,
 		`"0000000000258037077"`: 258037077,
 		`"9223372036854775807"`: MaxHUID,
-		`9223372036854775807`:   MaxHUID,
+		`9007199254740992`:      1 << 53,
+		`"9007199254740993"`:    1<<53 + 1,
 		`"\u0031\u0032"`:        12,
 		`0`:                     0,
 	}
@@ -78,33 +80,54 @@ func TestHUIDJSON(t *testing.T) {
 }
 
 // badHUIDJSON holds JSON values HUID.UnmarshalJSON must reject.
+// badHUIDJSON holds JSON values HUID.UnmarshalJSON must reject, and words
+// the error must contain: the rule broken or the forms accepted.
 var badHUIDJSON = []struct {
-	in   string
-	want error
+	in    string
+	want  error
+	words string
 }{
-	{`null`, ErrNull},
-	{`1.5`, ErrInvalidHUID},
-	{`1.0`, ErrInvalidHUID},
-	{`1e3`, ErrInvalidHUID},
-	{`-1`, ErrInvalidHUID},
-	{`9223372036854775808`, ErrInvalidHUID},
-	{`"9223372036854775808"`, ErrInvalidHUID},
-	{`""`, ErrInvalidHUID},
-	{`" 1"`, ErrInvalidHUID},
-	{`"-1"`, ErrInvalidHUID},
-	{`"1e3"`, ErrInvalidHUID},
-	{`true`, ErrInvalidHUID},
-	{`[1]`, ErrInvalidHUID},
-	{`{}`, ErrInvalidHUID},
+	{`null`, ErrNull, "NullHUID"},
+	{`1.5`, ErrInvalidHUID, notJSONHUID},
+	{`1.0`, ErrInvalidHUID, notJSONHUID},
+	{`1e3`, ErrInvalidHUID, notJSONHUID},
+	{`6.066124038600596e+16`, ErrInvalidHUID, notJSONHUID},
+	{`-1`, ErrInvalidHUID, notJSONHUID},
+	{`9007199254740993`, ErrInvalidHUID, aboveJSONNumber},
+	{`60661240386005960`, ErrInvalidHUID, aboveJSONNumber},
+	{`9223372036854775807`, ErrInvalidHUID, aboveJSONNumber},
+	{`9223372036854775808`, ErrInvalidHUID, aboveJSONNumber},
+	{`123456789012345678901234567890`, ErrInvalidHUID, aboveJSONNumber},
+	{`"9223372036854775808"`, ErrInvalidHUID, "exceeds 2^63-1"},
+	{`""`, ErrInvalidHUID, "empty"},
+	{`" 1"`, ErrInvalidHUID, "decimal digits"},
+	{`"-1"`, ErrInvalidHUID, "decimal digits"},
+	{`"1e3"`, ErrInvalidHUID, "decimal digits"},
+	{`true`, ErrInvalidHUID, notJSONHUID},
+	{`[1]`, ErrInvalidHUID, notJSONHUID},
+	{`{}`, ErrInvalidHUID, notJSONHUID},
 }
+
+const (
+	notJSONHUID     = "want a JSON string of decimal digits, or an integer number at most 2^53"
+	aboveJSONNumber = "exceeds 2^53 (9007199254740992), above which JavaScript rounds numbers; HUIDs above 2^53 travel as JSON strings"
+)
 
 func TestHUIDUnmarshalJSONRejects(t *testing.T) {
 	t.Parallel()
 	for _, tc := range badHUIDJSON {
 		h := HUID(42)
 		err := json.Unmarshal([]byte(tc.in), &h)
-		if !errors.Is(err, tc.want) || h != 42 {
-			t.Errorf("json.Unmarshal(%s) = %d, %v; want %v and no change", tc.in, h, err, tc.want)
+		if !errors.Is(err, tc.want) || h != 42 || !strings.Contains(fmt.Sprint(err), tc.words) {
+			t.Errorf("json.Unmarshal(%s) = %d, %v; want %v saying %q, and no change", tc.in, h, err, tc.want, tc.words)
+		}
+		n := NullHUID{HUID: 42, Valid: true}
+		err = json.Unmarshal([]byte(tc.in), &n)
+		if tc.want == ErrNull {
+			continue // null is a NullHUID's NULL
+		}
+		if !errors.Is(err, tc.want) || n != (NullHUID{HUID: 42, Valid: true}) || !strings.Contains(fmt.Sprint(err), tc.words) {
+			t.Errorf("json.Unmarshal(%s) into NullHUID = %+v, %v; want %v saying %q, and no change", tc.in, n, err, tc.want, tc.words)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
+
+	"github.com/sortid/sortid/internal/chars"
 )
 
 // SCRU128 is a 128-bit SCRU128 v1.0.2 identifier in big-endian byte order:
@@ -163,7 +165,7 @@ func parseBase32[T string | []byte](s T) (SCRU128, error) {
 	for i := 0; i < scru128TextLen; i++ {
 		v := base32Values[s[i]]
 		if v == 0xff {
-			return SCRU128{}, fmt.Errorf("%w: %q has %q at offset %d; base32 digits are 0-9 and A-V", ErrInvalidSCRU128, string(s), s[i], i)
+			return SCRU128{}, fmt.Errorf("%w: %q has %s; base32 digits are 0-9 and A-V", ErrInvalidSCRU128, string(s), chars.At(s, i))
 		}
 		hi = hi<<5 | lo>>59
 		lo = lo<<5 | uint64(v)
@@ -206,7 +208,7 @@ func parseUUID[T string | []byte](s T) (SCRU128, error) {
 			if h != 0xff {
 				bad++
 			}
-			return SCRU128{}, fmt.Errorf("%w: %q has %q at offset %d; UUID digits are hexadecimal", ErrInvalidSCRU128, string(s), s[bad], bad)
+			return SCRU128{}, fmt.Errorf("%w: %q has %s; UUID digits are hexadecimal", ErrInvalidSCRU128, string(s), chars.At(s, bad))
 		}
 		id[i] = h<<4 | l
 		j += 2

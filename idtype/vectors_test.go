@@ -107,3 +107,23 @@ var badSCRU128Text = []struct{ in, why string }{
 	{"{00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2}", "braces"},
 	{"00QBTG0FERFTCCNFISUBO489DÍ", "non-ASCII"},
 }
+
+// badCharText holds text with one wrong character and the words the error
+// must name it with: the whole character as typed, its code point and its
+// byte offset.
+var badCharText = []struct {
+	in    string
+	scru  bool // parsed by ParseSCRU128, else by ParseHUID
+	named string
+}{
+	{"٥", false, `'٥' (U+0665) at offset 0`},
+	{"12٣4", false, `'٣' (U+0663) at offset 2`},
+	{"1é", false, `'é' (U+00E9) at offset 1`},
+	{"12\x00", false, `'\x00' (U+0000) at offset 2`},
+	{"1\xff", false, `byte 0xff at offset 1`},
+	{"9\xd9", false, `byte 0xd9 at offset 1`}, // a UTF-8 character cut short
+	{"00QBTG0FERFTCCNFISUBO489Í", true, `'Í' (U+00CD) at offset 24`},
+	{"00QBTG0FERFTCCNFISUBO489DW", true, `'W' (U+0057) at offset 25`},
+	{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425ü", true, `'ü' (U+00FC) at offset 34`},
+	{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425bg", true, `'g' (U+0067) at offset 35`},
+}

@@ -24,6 +24,14 @@
 //		return err
 //	})
 //
+// On a partitioned table PostgreSQL names the partition's index in the
+// error (events_2026_12_pkey), never the parent's events_pkey, so InsertOn
+// with the parent's name retries nothing there. [InsertOnKey] names the key
+// by its columns instead, which the error's detail gives on every partition
+// ("Key (id)=(…) already exists."):
+//
+//	retries, err := pgretry.InsertOnKey(ctx, []string{"id"}, 5, insert)
+//
 // # Transactions
 //
 // Inside an explicit transaction a failed INSERT aborts the whole

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // UniqueViolation is the SQLSTATE PostgreSQL reports when an insert or
@@ -50,6 +51,12 @@ func IsUniqueViolation(err error) bool {
 // (*pgconn.PgError) or Constraint (*pq.Error) of the error that has the
 // SQLState() method.
 func Constraint(err error) string {
+	return errorField(err, "ConstraintName", "Constraint")
+}
+
+// errorField returns the first of the named exported string fields of the
+// error in err's tree that has the SQLState() method, or "".
+func errorField(err error, names ...string) string {
 	var e sqlStater
 	if !errors.As(err, &e) {
 		return ""
@@ -58,7 +65,7 @@ func Constraint(err error) string {
 	if v.Kind() != reflect.Struct {
 		return ""
 	}
-	for _, name := range []string{"ConstraintName", "Constraint"} {
+	for _, name := range names {
 		if f := v.FieldByName(name); f.IsValid() && f.Kind() == reflect.String {
 			return f.String()
 		}
@@ -66,11 +73,40 @@ func Constraint(err error) string {
 	return ""
 }
 
+// KeyColumns returns the key of a unique violation in err's tree as
+// PostgreSQL names it in the error's detail, the columns (or expressions)
+// joined by ", ", e.g. "id" from "Key (id)=(42) already exists.", or "" when
+// the detail names none. It reads the exported string field Detail, which
+// *pgconn.PgError and *pq.Error both have.
+//
+// The key is the text from the detail's first "(" to its first ")=(". That
+// part is not translated: with lc_messages in another language only the
+// words around it change (German: Schlüssel »(id)=(42)« existiert bereits).
+// PostgreSQL leaves the detail out when the role may not read the key's
+// columns or the table has row-level security; KeyColumns then returns "".
+func KeyColumns(err error) string {
+	detail := errorField(err, "Detail")
+	start := strings.IndexByte(detail, '(')
+	end := strings.Index(detail, ")=(")
+	if start < 0 || end <= start {
+		return ""
+	}
+	return detail[start+1 : end]
+}
+
 // IsUniqueViolationOn reports whether err is a unique violation of the
 // named constraint, such as "events_pkey". It reports false when constraint
 // is "" or the error does not name its constraint.
 func IsUniqueViolationOn(err error, constraint string) bool {
 	return constraint != "" && IsUniqueViolation(err) && Constraint(err) == constraint
+}
+
+// IsUniqueViolationOfKey reports whether err is a unique violation of the
+// key made of columns, in the key's order and spelled as PostgreSQL prints
+// them (an identifier that needs quotes is quoted), as [KeyColumns] reads
+// it. It reports false when columns is empty or the error names no key.
+func IsUniqueViolationOfKey(err error, columns ...string) bool {
+	return len(columns) > 0 && IsUniqueViolation(err) && KeyColumns(err) == strings.Join(columns, ", ")
 }
 
 // Insert calls insert up to attempts times, until it returns nil or an error
@@ -87,10 +123,32 @@ func Insert(ctx context.Context, attempts int, insert func(ctx context.Context) 
 
 // InsertOn is [Insert] retrying only unique violations of the named
 // constraint (and [ErrNoRowInserted]); a violation of any other constraint
-// is returned at once.
+// is returned at once. On a partitioned table PostgreSQL names the
+// partition's index, not the parent's constraint: use [InsertOnKey] there.
 func InsertOn(ctx context.Context, constraint string, attempts int, insert func(ctx context.Context) error) (retries int, err error) {
 	return retry(ctx, attempts, insert, func(err error) bool {
 		return IsUniqueViolationOn(err, constraint) || errors.Is(err, ErrNoRowInserted)
+	})
+}
+
+// InsertOnKey is [Insert] retrying only unique violations of the key made
+// of columns (see [IsUniqueViolationOfKey]), and [ErrNoRowInserted]; any
+// other violation is returned at once. It is InsertOn for a partitioned
+// table: PostgreSQL reports a collision there under the partition's own
+// index, events_2026_12_pkey for a partition events_2026_12 of events, not
+// under the parent's events_pkey, but its detail names the key's columns on
+// every partition, whatever the partitions and their indexes are called:
+//
+//	retries, err := pgretry.InsertOnKey(ctx, []string{"id"}, 5, insert)
+//
+// The rule reads the error alone, without querying the database, so it
+// cannot tell tables apart: a violation of the same columns in another
+// table that the statement writes (from a trigger, say) is retried too.
+// Where PostgreSQL sends no detail (see [KeyColumns]) nothing is retried;
+// [Insert] retries every unique violation.
+func InsertOnKey(ctx context.Context, columns []string, attempts int, insert func(ctx context.Context) error) (retries int, err error) {
+	return retry(ctx, attempts, insert, func(err error) bool {
+		return IsUniqueViolationOfKey(err, columns...) || errors.Is(err, ErrNoRowInserted)
 	})
 }
 

@@ -169,3 +169,89 @@ func TestInsertStopsWhenContextEnds(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled wrapping the unique violation", err)
 	}
 }
+
+// detailError mimics *pgconn.PgError and *pq.Error with a Detail field.
+type detailError struct {
+	Code, ConstraintName, Detail string
+}
+
+func (e *detailError) Error() string    { return "SQLSTATE " + e.Code + ": " + e.Detail }
+func (e *detailError) SQLState() string { return e.Code }
+
+// keyDetails holds details of unique violations, as PostgreSQL words them,
+// with the key KeyColumns must read from them.
+var keyDetails = []struct{ detail, key string }{
+	{"Key (id)=(60661340544791426) already exists.", "id"},
+	{"Key (id, created_at)=(1, 2026-12-01 00:00:00+00) already exists.", "id, created_at"},
+	{`Key ("Id", b)=(1, x) already exists.`, `"Id", b`},
+	{"Key (lower(email))=(a@b.c) already exists.", "lower(email)"},
+	{"Key (id)=((1)=(2)) already exists.", "id"},       // a value that looks like a key
+	{"Schlüssel »(id)=(42)« existiert bereits.", "id"}, // lc_messages = 'de_DE'
+	{"(id)=(42) 키가 이미 있습니다.", "id"},                    // Korean puts the key first
+	{"", ""},                             // no detail: no SELECT right, or row-level security
+	{"Failing row contains (1, x).", ""}, // a check violation's detail
+	{"Key )=( odd", ""},                  // ")=(" before any "("
+}
+
+func TestKeyColumns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range keyDetails {
+		err := fmt.Errorf("insert: %w", &detailError{"23505", "events_2026_12_pkey", tt.detail})
+		if got := pgretry.KeyColumns(err); got != tt.key {
+			t.Errorf("KeyColumns(%q) = %q, want %q", tt.detail, got, tt.key)
+		}
+	}
+	if got := pgretry.KeyColumns(&pgxError{"23505", "t_pkey"}); got != "" {
+		t.Errorf("KeyColumns of an error without Detail = %q", got)
+	}
+}
+
+func TestIsUniqueViolationOfKey(t *testing.T) {
+	t.Parallel()
+	onID := &detailError{"23505", "events_2026_12_pkey", "Key (id)=(1) already exists."}
+	tests := []struct {
+		name    string
+		err     error
+		columns []string
+		want    bool
+	}{
+		{"partition's key", onID, []string{"id"}, true},
+		{"wrapped", fmt.Errorf("x: %w", onID), []string{"id"}, true},
+		{"other column", onID, []string{"email"}, false},
+		{"a column more", onID, []string{"id", "created_at"}, false},
+		{"no columns", onID, nil, false},
+		{"suffix of a column", &detailError{"23505", "t_key", "Key (tenant_id)=(1) already exists."}, []string{"id"}, false},
+		{"composite", &detailError{"23505", "p_pkey", "Key (id, created_at)=(1, 2) already exists."}, []string{"id", "created_at"}, true},
+		{"composite, other order", &detailError{"23505", "p_pkey", "Key (id, created_at)=(1, 2) already exists."}, []string{"created_at", "id"}, false},
+		{"not a unique violation", &detailError{"23503", "fk", "Key (id)=(1) is not present in table \"p\"."}, []string{"id"}, false},
+		{"no detail", &detailError{"23505", "events_2026_12_pkey", ""}, []string{"id"}, false},
+	}
+	for _, tt := range tests {
+		if got := pgretry.IsUniqueViolationOfKey(tt.err, tt.columns...); got != tt.want {
+			t.Errorf("%s: IsUniqueViolationOfKey(%v, %q) = %v, want %v", tt.name, tt.err, tt.columns, got, tt.want)
+		}
+	}
+}
+
+func TestInsertOnKey(t *testing.T) {
+	t.Parallel()
+	partition := &detailError{"23505", "events_2026_12_pkey", "Key (id)=(1) already exists."}
+	email := &detailError{"23505", "events_2026_12_email_key", "Key (email)=(a@b.c) already exists."}
+	insert, calls := script(partition, fmt.Errorf("q: %w", pgretry.ErrNoRowInserted), partition)
+	retries, err := pgretry.InsertOnKey(t.Context(), []string{"id"}, 5, insert)
+	if err != nil || retries != 3 || *calls != 4 {
+		t.Errorf("InsertOnKey: retries %d, calls %d, err %v; want 3, 4, nil", retries, *calls, err)
+	}
+	insert, calls = script(email)
+	if _, err := pgretry.InsertOnKey(t.Context(), []string{"id"}, 5, insert); err != email || *calls != 1 {
+		t.Errorf("InsertOnKey on another key: calls %d, err %v; want 1 and that error", *calls, err)
+	}
+	insert, _ = script(partition, partition)
+	if _, err := pgretry.InsertOnKey(t.Context(), []string{"id"}, 2, insert); !errors.Is(err, pgretry.ErrRetriesExhausted) {
+		t.Errorf("InsertOnKey exhausted: %v", err)
+	}
+	insert, calls = script(partition)
+	if _, err := pgretry.InsertOn(t.Context(), "events_pkey", 5, insert); err != partition || *calls != 1 {
+		t.Errorf("InsertOn with the parent's name: calls %d, err %v; want 1 and the error", *calls, err)
+	}
+}

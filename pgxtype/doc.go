@@ -49,6 +49,20 @@
 // that write in every mode (SQLSTATE 23514). NULL has no form and is sent as
 // NULL from either Null type.
 //
+// A HUID or valid NullHUID bound to a float4 or float8 parameter would be
+// rounded: a double holds integers exactly only up to 2^53, and every HUID
+// made after 2026-02-19 is above it. In the modes that learn the
+// parameter's type (QueryExecModeCacheStatement, QueryExecModeCacheDescribe,
+// QueryExecModeDescribeExec) pgx refuses it with an error wrapping
+// [ErrInexactColumn] that names the column type, whatever the value, and
+// sends nothing; CopyFrom refuses it too, though its error carries only the
+// text of that error, as pgx sends it to the server in CopyFail. The same
+// known limitation as above holds in QueryExecModeExec and
+// QueryExecModeSimpleProtocol: pgx sends the HUID as int8 text with no
+// type, PostgreSQL converts it to float8 or float4 itself, and the column
+// silently stores the rounded number (60661340544791426 as
+// 6.0661340544791424e+16). Keep HUIDs in bigint (or numeric) columns.
+//
 // Register extends pgx's built-in int8, uuid and bytea codecs rather than
 // replacing them: each stays in charge of the wire format and of every Go
 // type other than the sortid ones, so a plain int64 still decodes as int64,

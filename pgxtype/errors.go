@@ -8,3 +8,10 @@ import "errors"
 // bytea, or idtype.SCRU128Bytes or NullSCRU128Bytes (the bytea form) to a
 // uuid. One column holds one storage form, whichever query mode wrote it.
 var ErrColumnForm = errors.New("pgxtype: SCRU128 form does not match the column type")
+
+// ErrInexactColumn is returned (wrapped, naming the Go type and the column
+// type) when a HUID or a valid NullHUID is bound to a float4 or float8
+// parameter: a double holds integers exactly only up to 2^53, and every
+// HUID made after 2026-02-19 is above it, so the stored number would be
+// another HUID. Use a bigint (int8) or numeric column.
+var ErrInexactColumn = errors.New("pgxtype: column type cannot hold a HUID exactly")

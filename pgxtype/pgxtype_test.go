@@ -287,8 +287,42 @@ func TestEncodeRejectsWrongForm(t *testing.T) {
 	}
 }
 
-// TestBuiltinTypesUnchanged checks that Register extends the int8, uuid and
-// bytea codecs without changing what they do for other Go types.
+func TestEncodeRejectsHUIDAsFloat(t *testing.T) {
+	t.Parallel()
+	big := idtype.MustParseHUID("60661340544791426") // a float8 would store 60661340544791424
+	cases := []struct {
+		oid   uint32
+		value any
+		want  string
+	}{
+		{pgtype.Float8OID, big, "idtype.HUID cannot be encoded as float8: it would lose precision above 2^53; use a bigint (int8) or numeric column"},
+		{pgtype.Float8OID, idtype.HUID(7), "idtype.HUID cannot be encoded as float8"}, // refused by type, not by value
+		{pgtype.Float4OID, big, "idtype.HUID cannot be encoded as float4"},
+		{pgtype.Float8OID, &big, "idtype.HUID cannot be encoded as float8"},
+		{pgtype.Float8OID, idtype.NullHUID{HUID: big, Valid: true}, "idtype.NullHUID cannot be encoded as float8"},
+		{pgtype.Float4OID, &idtype.NullHUID{HUID: big, Valid: true}, "idtype.NullHUID cannot be encoded as float4"},
+		{pgtype.Float8ArrayOID, []idtype.HUID{big}, "idtype.HUID cannot be encoded as float8"},
+		{pgtype.Float4ArrayOID, []idtype.NullHUID{{}, {HUID: big, Valid: true}}, "idtype.NullHUID cannot be encoded as float4"},
+	}
+	m := newMap()
+	for _, f := range formats {
+		for _, c := range cases {
+			buf, err := m.Encode(c.oid, f.code, c.value, nil)
+			if !errors.Is(err, pgxtype.ErrInexactColumn) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: Encode(%d, %T) = %q, %v; want ErrInexactColumn saying %q", f.name, c.oid, c.value, buf, err, c.want)
+			}
+		}
+		for _, value := range []any{idtype.NullHUID{}, (*idtype.HUID)(nil)} {
+			if buf, err := m.Encode(pgtype.Float8OID, f.code, value, nil); buf != nil || err != nil {
+				t.Errorf("%s: Encode(float8, NULL %T) = %q, %v; want NULL", f.name, value, buf, err)
+			}
+		}
+	}
+}
+
+// TestBuiltinTypesUnchanged checks that Register extends the int8, uuid,
+// bytea, float4 and float8 codecs without changing what they do for other
+// Go types.
 func TestBuiltinTypesUnchanged(t *testing.T) {
 	t.Parallel()
 	m := newMap()
@@ -302,6 +336,10 @@ func TestBuiltinTypesUnchanged(t *testing.T) {
 		{"uuid", pgtype.UUIDOID, pgtype.UUID{Bytes: someSCRU128, Valid: true}, [16]byte(someSCRU128)},
 		{"bytea", pgtype.ByteaOID, []byte{1, 2, 3}, []byte{1, 2, 3}},
 		{"int8[]", pgtype.Int8ArrayOID, []int64{1, -1}, []any{int64(1), int64(-1)}},
+		{"float8", pgtype.Float8OID, 6.0661340544791424e+16, 6.0661340544791424e+16},
+		{"float8 from int64", pgtype.Float8OID, int64(60661340544791426), 6.0661340544791424e+16},
+		{"float4", pgtype.Float4OID, float32(1.5), float32(1.5)},
+		{"float8[]", pgtype.Float8ArrayOID, []float64{1.5}, []any{1.5}},
 	}
 	for _, f := range formats {
 		for _, c := range cases {

@@ -9,19 +9,24 @@ import (
 )
 
 // encodePlanFor returns the plan for value bound to a parameter whose
-// built-in type is base (int8, uuid or bytea), or nil for the general path.
-// A SCRU128 form bound to the other column form is refused in every format,
-// so no mode that knows the parameter's type can store it; the binary fast
-// paths write HUID, NullHUID, SCRU128 and SCRU128Bytes without allocating.
+// built-in type is base (int8, uuid, bytea, float4 or float8), or nil for
+// the general path. A SCRU128 form bound to the other column form, and a
+// HUID bound to a float, are refused in every format, so no mode that knows
+// the parameter's type can store them; the binary fast paths write HUID,
+// NullHUID, SCRU128 and SCRU128Bytes without allocating.
 func encodePlanFor(base uint32, format int16, value any) pgtype.EncodePlan {
 	switch value.(type) {
 	case idtype.SCRU128, idtype.NullSCRU128:
 		if base == pgtype.ByteaOID {
-			return wrongFormPlan{column: "bytea", use: "idtype.SCRU128Bytes or idtype.NullSCRU128Bytes"}
+			return refusePlan{fmt.Errorf("%w: %T cannot be stored in a bytea column; use idtype.SCRU128Bytes or idtype.NullSCRU128Bytes", ErrColumnForm, value)}
 		}
 	case idtype.SCRU128Bytes, idtype.NullSCRU128Bytes:
 		if base == pgtype.UUIDOID {
-			return wrongFormPlan{column: "uuid", use: "idtype.SCRU128 or idtype.NullSCRU128"}
+			return refusePlan{fmt.Errorf("%w: %T cannot be stored in a uuid column; use idtype.SCRU128 or idtype.NullSCRU128", ErrColumnForm, value)}
+		}
+	case idtype.HUID, idtype.NullHUID:
+		if name, ok := floatTypes[base]; ok {
+			return refusePlan{fmt.Errorf("%w: %T cannot be encoded as %s: it would lose precision above 2^53; use a bigint (int8) or numeric column", ErrInexactColumn, value, name)}
 		}
 	}
 	if format != pgtype.BinaryFormatCode {
@@ -48,13 +53,20 @@ func encodePlanFor(base uint32, format int16, value any) pgtype.EncodePlan {
 	return nil
 }
 
-// wrongFormPlan refuses a SCRU128 form bound to the other column form. A
-// NULL has no form and is sent as NULL, as in the modes that cannot know
-// the column's type.
-type wrongFormPlan struct{ column, use string }
+// floatTypes names the floating-point types a HUID is refused for.
+var floatTypes = map[uint32]string{pgtype.Float4OID: "float4", pgtype.Float8OID: "float8"}
 
-func (p wrongFormPlan) Encode(value any, _ []byte) ([]byte, error) {
+// refusePlan refuses an ID bound to a column type that cannot hold it
+// (the other SCRU128 form, or a float for a HUID) with err. A NULL holds no
+// ID and is sent as NULL, as in the modes that cannot know the column's type.
+type refusePlan struct{ err error }
+
+func (p refusePlan) Encode(value any, _ []byte) ([]byte, error) {
 	switch v := value.(type) {
+	case idtype.NullHUID:
+		if !v.Valid {
+			return nil, nil
+		}
 	case idtype.NullSCRU128:
 		if !v.Valid {
 			return nil, nil
@@ -64,7 +76,7 @@ func (p wrongFormPlan) Encode(value any, _ []byte) ([]byte, error) {
 			return nil, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %T cannot be stored in a %s column; use %s", ErrColumnForm, value, p.column, p.use)
+	return nil, p.err
 }
 
 // encodePlanBinaryHUID writes a HUID as the 8 big-endian bytes of an int8,

@@ -15,8 +15,10 @@ import (
 //
 // Register wraps the int8, uuid and bytea codecs that m has, which keep
 // handling every other Go type, and records the default PostgreSQL type of
-// each idtype type for the query modes that do not ask the server. Calling
-// it again on the same map changes nothing.
+// each idtype type for the query modes that do not ask the server. It also
+// wraps the float4 and float8 codecs so that they refuse a HUID, with an
+// error wrapping [ErrInexactColumn], instead of rounding it. Calling it
+// again on the same map changes nothing.
 func Register(m *pgtype.Map) {
 	if registered(m) {
 		return
@@ -27,6 +29,10 @@ func Register(m *pgtype.Map) {
 	// extendedCodec applies it instead.
 	for _, oid := range []uint32{pgtype.Int8OID, pgtype.UUIDOID, pgtype.ByteaOID} {
 		extend(m, oid)
+	}
+	for oid := range floatTypes {
+		t, _ := m.TypeForOID(oid) // pgx registers float4 and float8 in every map
+		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: floatCodec{t.Codec}})
 	}
 	registerDefaultPgTypes(m)
 }
@@ -74,6 +80,18 @@ func registerVariants[T any](m *pgtype.Map, name string) {
 	var ptrSlice []*T
 	m.RegisterDefaultPgType(ptrSlice, "_"+name)
 	m.RegisterDefaultPgType(&ptrSlice, "_"+name)
+}
+
+// floatCodec is the float4 or float8 codec refusing to encode a HUID, which
+// it would round (see ErrInexactColumn). Everything else, scanning
+// included, is the wrapped codec's.
+type floatCodec struct{ pgtype.Codec }
+
+func (c floatCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
+	if plan := encodePlanFor(oid, format, value); plan != nil {
+		return plan
+	}
+	return c.Codec.PlanEncode(m, oid, format, value)
 }
 
 // extendedCodec is a built-in codec that also scans into the idtype types.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"time"
+	"unicode"
 
 	"github.com/sortid/sortid/idtype"
 )
@@ -66,4 +67,32 @@ func uuidv7Time(id idtype.SCRU128, version int) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(int64(binary.BigEndian.Uint64(id[0:8]) >> 16)).UTC()
+}
+
+// crockfordValues marks the digits of Crockford's base32, the ULID
+// alphabet (0-9 and A-Z without I, L, O and U), in either letter case.
+var crockfordValues = func() (t [256]bool) {
+	for _, c := range "0123456789ABCDEFGHJKMNPQRSTVWXYZ" {
+		t[c], t[unicode.ToLower(c)] = true, true
+	}
+	return t
+}()
+
+// looksLikeULID reports whether s is a ULID that is not also a valid
+// SCRU128 text: 26 Crockford base32 digits, the first at most 7 (a ULID has
+// 128 bits), at least one of them W, X, Y or Z, which SCRU128's base32
+// (0-9A-V) lacks. A ULID without those letters is valid SCRU128 text, and
+// only this test's W-Z tells them apart.
+func looksLikeULID(s string) bool {
+	if len(s) != 26 || s[0] < '0' || s[0] > '7' {
+		return false
+	}
+	beyondV := false
+	for i := 0; i < len(s); i++ {
+		if !crockfordValues[s[i]] {
+			return false
+		}
+		beyondV = beyondV || s[i]|0x20 >= 'w' // W-Z and w-z; digits are below
+	}
+	return beyondV
 }

@@ -7,17 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/internal/chars"
 )
 
 const inspectHelp = `Usage: sortid inspect [ID...]
 
 Decode each ID given as an argument, or, with no arguments, each line of
 stdin (blank lines are skipped), and print one JSON object per ID on stdout.
-Spaces around an ID are ignored; use -- before IDs that start with "-".
+Spaces around an ID are ignored; use -- before IDs that start with "-"
+(a negative number, such as -5, is taken as an ID without it, and named as
+an invalid HUID).
 
 The kind is detected from the text, which is never ambiguous:
   1 to 19 decimal digits            HUID (leading zeros allowed)
@@ -27,7 +31,11 @@ The kind is detected from the text, which is never ambiguous:
   \x and 32 hex digits              SCRU128 bytes as psql shows a bytea
 A SCRU128 text always has 26 characters, more than any HUID's 19 digits.
 A 25-character base36 string is a SCRU128 v2 ID, which sortid (SCRU128
-v1.0.2) cannot read; it is named as such.
+v1.0.2) cannot read; it is named as such. A 26-character Crockford base32
+string (0-9 and A-Z without I, L, O and U) that is not valid SCRU128
+base32, because it has a W, X, Y or Z, is named as a ULID, which sortid
+does not decode. A ULID without those letters reads as a SCRU128, and
+nothing tells the two apart.
 
 Keys of a HUID: input, kind ("huid"), decimal, padded (19 digits), hex
 (16 digits of the 8 bytes), time (ISO 8601 UTC, milliseconds), unix_ms,
@@ -189,6 +197,11 @@ func describe(id string, now time.Time) (info any, warning string, err error) {
 		return describeHUID(id, h), "", nil
 	case len(id) == scru128V2Len && isBase36(id):
 		return nil, "", errors.New("a 25-character base36 string is a SCRU128 v2 ID; sortid implements SCRU128 v1.0.2 (26 base32 characters) and cannot read v2 IDs")
+	case isNegativeNumber(id):
+		if v, err := strconv.ParseInt(id, 10, 64); err == nil {
+			_, err = idtype.HUIDFromInt64(v) // fails, naming the rule
+			return nil, "", err
+		}
 	}
 	u, ok, err := parseSCRU128Forms(id)
 	if !ok {
@@ -198,6 +211,9 @@ func describe(id string, now time.Time) (info any, warning string, err error) {
 		return nil, "", errNotAnID
 	}
 	if err != nil {
+		if looksLikeULID(id) {
+			return nil, "", fmt.Errorf("looks like a ULID (26 Crockford base32 characters: 0-9 and A-Z without I, L, O, U), which sortid does not decode; as a SCRU128: %w", err)
+		}
 		return nil, "", err
 	}
 	if foreign, ok := detectForeignUUID(u, now); ok {
@@ -242,7 +258,7 @@ func parseHex(digits string) (idtype.SCRU128, error) {
 	var u idtype.SCRU128
 	for i := 0; i < len(digits); i++ {
 		if !isHexDigit(digits[i]) {
-			return u, fmt.Errorf("%q at offset %d is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \\x", digits[i], i)
+			return u, fmt.Errorf("%s is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \\x", chars.At(digits, i))
 		}
 	}
 	hex.Decode(u[:], []byte(digits)) // cannot fail: the digits were checked

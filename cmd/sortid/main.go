@@ -197,12 +197,19 @@ func newFlagSet(name string) *flag.FlagSet {
 
 // parseArgs parses args with fs, allowing flags after positional arguments
 // (the flag package alone stops at the first non-flag), and returns the
-// positional arguments. After "--" everything is positional. help is the
+// positional arguments. After "--" everything is positional, and so is a
+// negative number such as -5 where a flag could stand (no flag is named by
+// digits), so that it reaches the command as an input. help is the
 // command's help text, returned in a helpRequest for -h or --help.
 func parseArgs(fs *flag.FlagSet, args []string, help string) ([]string, error) {
 	all := args
 	var positional []string
 	for {
+		if len(args) > 0 && isNegativeNumber(args[0]) && fs.Lookup(args[0][1:]) == nil {
+			positional = append(positional, args[0])
+			args = args[1:]
+			continue
+		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, &helpRequest{fs: fs, text: help}
@@ -220,4 +227,9 @@ func parseArgs(fs *flag.FlagSet, args []string, help string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// isNegativeNumber reports whether s is a minus sign followed by digits.
+func isNegativeNumber(s string) bool {
+	return len(s) > 1 && s[0] == '-' && isDigits(s[1:])
 }

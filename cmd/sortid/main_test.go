@@ -363,6 +363,12 @@ func TestBinaryInspectInvalidInput(t *testing.T) {
 			wantInputs:  []string{"258037077"},
 			wantWarning: []string{`"-5"`},
 		},
+		{
+			name:        "negative numbers are IDs, not flags",
+			args:        []string{"inspect", "-5", "258037077", "-9223372036854775808"},
+			wantInputs:  []string{"258037077"},
+			wantWarning: []string{`"-5": idtype: invalid HUID`, `"-9223372036854775808": idtype: invalid HUID`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -624,7 +630,8 @@ func TestBinaryBadArguments(t *testing.T) {
 		{[]string{"new", "uuid"}, `unknown ID kind "uuid"`},
 		{[]string{"new", "huid", "scru128"}, "at most one ID kind"},
 		{[]string{"new", "-x"}, "flag provided but not defined: -x"},
-		{[]string{"inspect", "-5"}, "flag provided but not defined: -5"},
+		{[]string{"inspect", "-x"}, "flag provided but not defined: -x"},
+		{[]string{"new", "-5"}, `unknown ID kind "-5"`},
 		{[]string{"range", "--to", "2026-03-01T00:00:00Z"}, "--from is required"},
 		{[]string{"range", "--from", "yesterday", "--to", "1767225600000"}, `--from "yesterday" is not a time`},
 		{[]string{"range", "--from", "1", "--to", "2", "--kind", "ulid"}, `unknown ID kind "ulid"`},

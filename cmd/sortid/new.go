@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sortid/sortid/idtype"
@@ -17,8 +18,10 @@ Print N new IDs, one per line (default: one HUID).
   scru128  SCRU128 in its 26-character base32 form
 
 HUIDs come from idtype's default generator (system clock, crypto/rand); it
-never repeats an ID within the run. All SCRU128 IDs of one run come from one
-generator, so they are unique and in strictly ascending order.
+never repeats an ID within the run, and the run's HUIDs are printed in
+ascending order (made in batches, as idtype.FillHUIDs makes them for a bulk
+insert). All SCRU128 IDs of one run come from one generator, so they are
+unique and in strictly ascending order.
 `
 
 // outputBufferSize is the stdout buffer of new and inspect: large enough that
@@ -65,9 +68,9 @@ func runNew(args []string, s streams) error {
 
 	out := bufio.NewWriterSize(s.stdout, outputBufferSize)
 	if kind == kindSCRU128 {
-		err = writeIDs(out, *count, idtype.GenerateSCRU128)
+		err = writeSCRU128s(out, *count)
 	} else {
-		err = writeIDs(out, *count, idtype.GenerateHUID)
+		err = writeHUIDs(out, *count)
 	}
 	if err != nil {
 		return err
@@ -75,21 +78,68 @@ func runNew(args []string, s streams) error {
 	return flushOutput(out)
 }
 
-// writeIDs writes n IDs from generate to w, one per line. Each line is
-// appended straight into w's free buffer space, so no line allocates.
-func writeIDs[ID encoding.TextAppender](w *bufio.Writer, n int, generate func() (ID, error)) error {
+// writeSCRU128s writes n SCRU128s to w, one per line: one generator makes
+// them in strictly ascending order.
+func writeSCRU128s(w *bufio.Writer, n int) error {
 	for range n {
-		id, err := generate()
+		id, err := idtype.GenerateSCRU128()
 		if err != nil {
 			return err
 		}
-		line, err := id.AppendText(w.AvailableBuffer())
-		if err != nil {
+		if err := writeID(w, id); err != nil {
 			return err
 		}
-		if _, err := w.Write(append(line, '\n')); err != nil {
-			return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
+}
+
+// huidBatch is how many HUIDs writeHUIDs makes with one FillHUIDs call.
+const huidBatch = 4096
+
+// writeHUIDs writes n HUIDs to w, one per line, in ascending order. Each
+// batch comes sorted from FillHUIDs; the HUIDs of a batch's last
+// millisecond are held back and sorted with the next batch, which may hold
+// smaller ones of that millisecond, so that the whole run ascends without
+// keeping all n in memory. (The generator's millisecond never goes back
+// within a run unless the clock goes back by more than 10 s.)
+func writeHUIDs(w *bufio.Writer, n int) error {
+	var pending []idtype.HUID
+	batch := make([]idtype.HUID, huidBatch)
+	for n > 0 {
+		k := min(n, huidBatch)
+		batch := batch[:k]
+		if err := idtype.FillHUIDs(batch); err != nil {
+			return err
 		}
+		n -= k
+		pending = append(pending, batch...)
+		slices.Sort(pending)
+		ready := len(pending)
+		if n > 0 {
+			last := pending[ready-1].Timestamp()
+			for ready > 0 && pending[ready-1].Timestamp() == last {
+				ready--
+			}
+		}
+		for _, h := range pending[:ready] {
+			if err := writeID(w, h); err != nil {
+				return err
+			}
+		}
+		pending = slices.Delete(pending, 0, ready)
+	}
+	return nil
+}
+
+// writeID writes id and a newline to w, appending straight into w's free
+// buffer space so that no line allocates.
+func writeID[ID encoding.TextAppender](w *bufio.Writer, id ID) error {
+	line, err := id.AppendText(w.AvailableBuffer())
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("writing output: %w", err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +287,31 @@ func TestNewManyIDs(t *testing.T) {
 	}
 	if _, err := idtype.ParseSCRU128(got[count-1]); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestNewHUIDsAscend checks that new prints its HUIDs in strictly ascending
+// order: a few (likely all of one millisecond, which the generator makes in
+// random order) and many more than one FillHUIDs batch.
+func TestNewHUIDsAscend(t *testing.T) {
+	t.Parallel()
+	for _, n := range []string{"5", "100000"} {
+		r := runInProcess("", "new", "-n", n)
+		r.mustSucceed(t, "new", "-n", n)
+		got := lines(r.stdout)
+		if want, _ := strconv.Atoi(n); len(got) != want {
+			t.Fatalf("new -n %s printed %d lines", n, len(got))
+		}
+		var previous idtype.HUID = -1
+		for i, line := range got {
+			h, err := idtype.ParseHUID(line)
+			if err != nil {
+				t.Fatalf("new -n %s line %d: %v", n, i, err)
+			}
+			if h <= previous {
+				t.Fatalf("new -n %s: line %d %d does not sort above line %d %d", n, i, h, i-1, previous)
+			}
+			previous = h
+		}
 	}
 }
