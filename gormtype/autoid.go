@@ -177,7 +177,7 @@ func (p *plugin) begin(db *gorm.DB) {
 		return
 	}
 	st.columns, st.rows = cols, rows
-	if retrying == nil {
+	if retrying == nil || st.assoc {
 		st.retry = db.Session(&gorm.Session{Context: stmt.Context})
 	}
 	if _, ok := stmt.Clauses["ON CONFLICT"]; ok && st.assoc && fresh < rows {
