@@ -150,6 +150,29 @@ func TestAutoFillSQLite(t *testing.T) {
 	}
 }
 
+// manualKey's key is tagged sortid:"-": AutoID leaves it as the caller
+// set it, zero included.
+type manualKey struct {
+	ID   gormtype.HUID `gorm:"primaryKey" sortid:"-"`
+	Name string
+}
+
+func TestOptOutTagLeavesKeyAlone(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t, gormtype.AutoID{})
+	if err := db.AutoMigrate(&manualKey{}); err != nil {
+		t.Fatal(err)
+	}
+	rows := []manualKey{{Name: "zero"}, {ID: 7, Name: "seven"}}
+	if err := db.Create(&rows).Error; err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	var got []manualKey
+	if err := db.Order("id").Find(&got).Error; err != nil || len(got) != 2 || got[0].ID != 0 || got[1].ID != 7 {
+		t.Errorf("stored %+v, %v; want the keys 0 and 7 as set", got, err)
+	}
+}
+
 func TestSaveAndBatchesSQLite(t *testing.T) {
 	t.Parallel()
 	db := openSQLite(t, gormtype.AutoID{})
