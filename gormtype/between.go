@@ -1,6 +1,7 @@
 package gormtype
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -17,10 +18,10 @@ import (
 // [from, to): WHERE column BETWEEN lo AND hi, with the bounds of
 // [idtype.HUIDRange] or [idtype.SCRU128Range], an index range on the key.
 // It picks the bounds by the type of the model's field for column (its
-// database or Go name, optionally table-qualified; the SQL names the column), so the query needs a
-// model or destination; for a column the model lacks (a joined table) use
+// database or Go name, optionally table-qualified), so the query needs a
+// model; for a column the model lacks, or a query without one, use
 // [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A bad window
-// or an unknown column becomes the query's error.
+// or an unknown column becomes the query's error ([ErrUnknownColumn]).
 func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB {
 		f, err := idField(db, column)
@@ -28,11 +29,8 @@ func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 			_ = db.AddError(err)
 			return db
 		}
-		if i := strings.LastIndexByte(column, '.'); i >= 0 {
-			column = column[:i+1] + f.DBName
-		} else {
-			column = f.DBName
-		}
+		table, _ := splitColumn(column)
+		column = table + f.DBName
 		switch f.IndirectFieldType {
 		case reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128]():
 			return BetweenSCRU128(column, from, to)(db)
@@ -75,6 +73,12 @@ func between(db *gorm.DB, column string, lo, hi any, err error) *gorm.DB {
 	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
 }
 
+// splitColumn splits "t.col" into "t." and "col".
+func splitColumn(column string) (table, name string) {
+	i := strings.LastIndexByte(column, '.') + 1
+	return column[:i], column[i:]
+}
+
 // idField returns the model's ID field for column.
 func idField(db *gorm.DB, column string) (*schema.Field, error) {
 	stmt := db.Statement
@@ -82,20 +86,16 @@ func idField(db *gorm.DB, column string) (*schema.Field, error) {
 	if model == nil {
 		model = stmt.Dest
 	}
-	if model == nil {
-		return nil, fmt.Errorf("%w %q: Between needs a model; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column)
+	err := errors.New("the query has no model")
+	if model != nil {
+		err = stmt.Parse(model)
 	}
-	if err := stmt.Parse(model); err != nil {
-		return nil, fmt.Errorf("%w %q: the query's %T is no model (%w); pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, model, err)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, err)
 	}
-	s := stmt.Schema
-	name := column
-	if i := strings.LastIndexByte(column, '.'); i >= 0 {
-		name = column[i+1:]
+	_, name := splitColumn(column)
+	if f := stmt.Schema.LookUpField(name); f != nil && isIDType(f.FieldType) {
+		return f, nil
 	}
-	f := s.LookUpField(name)
-	if f == nil || !isIDType(f.FieldType) {
-		return nil, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, s.Name)
-	}
-	return f, nil
+	return nil, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, stmt.Schema.Name)
 }
