@@ -172,18 +172,23 @@ func (p *plugin) begin(db *gorm.DB) {
 		db.AddError(err)
 		return
 	}
-	cols, rows, fresh := collect(stmt, fields)
-	if len(cols) == 0 {
+	cols, rows, fresh, err := collect(stmt, fields)
+	if err != nil {
+		db.AddError(err)
 		return
+	}
+	_, upsert := stmt.Clauses["ON CONFLICT"]
+	if len(cols) == 0 || upsert && st.assoc && fresh == 0 {
+		return // GORM's association upsert of existing records: left as is
 	}
 	st.columns, st.rows = cols, rows
 	if retrying == nil || st.assoc {
 		st.retry = db.Session(&gorm.Session{Context: stmt.Context})
 	}
-	if _, ok := stmt.Clauses["ON CONFLICT"]; ok && st.assoc && fresh < rows {
+	if upsert && st.assoc && fresh < rows {
 		// GORM's association upsert is for records that exist: the new
 		// ones are inserted apart, after the rest.
-		st.deferred, st.columns = useRows(stmt, fields), nil
+		st.deferred, st.columns = useRows(stmt), nil
 		return
 	}
 	if err := p.checkStatement(db, st); err != nil {
@@ -213,9 +218,11 @@ func (p *plugin) insert(create func(*gorm.DB)) func(*gorm.DB) {
 		}
 		err := createRaw(db, create)
 		if err != nil && st.upsert != nil {
-			if hit, known := p.hitsFilled(db, st, err); known && !hit {
+			if cols, hit, known := p.hitsFilled(db, st, err); known && !hit {
 				db.Statement.Clauses["ON CONFLICT"] = *st.upsert
-				err = createRaw(db, create)
+				if err = createRaw(db, create); err == nil {
+					err = readBackKey(db, cols)
+				}
 			}
 		}
 		st.raw = err
@@ -270,7 +277,7 @@ func (p *plugin) finish(db *gorm.DB) {
 func (p *plugin) retry(db *gorm.DB, st *createState) {
 	for draws := 1; st.raw != nil && p.retries() >= 0; draws++ {
 		p.rollback(db, st)
-		if hit, _ := p.hitsFilled(db, st, st.raw); !hit {
+		if _, hit, _ := p.hitsFilled(db, st, st.raw); !hit {
 			return
 		}
 		if draws > p.retries() {

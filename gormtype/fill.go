@@ -71,7 +71,7 @@ func (c pluginCheck) ModifyStatement(stmt *gorm.Statement) {
 	if _, ok := stmt.DB.Config.Plugins[pluginName]; ok || !isAutoField(c.field) {
 		return
 	}
-	if cols, _, _ := collect(stmt, []*schema.Field{c.field}); len(cols) > 0 {
+	if cols, _, _, err := collect(stmt, []*schema.Field{c.field}); len(cols) > 0 || err != nil {
 		stmt.AddError(fmt.Errorf("%w: %s.%s is zero and no AutoID plugin fills it; register it with db.Use(gormtype.AutoID{}), or set the field", ErrSetup, stmt.Schema.Name, c.field.Name))
 	}
 }
@@ -134,25 +134,35 @@ type filledColumn struct {
 }
 
 // collect finds the zero auto fields of the statement's rows: the columns
-// to fill, how many rows the statement writes and how many of them have a
-// zero auto field.
-func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn, rows, fresh int) {
+// to fill, how many rows the statement writes, and how many of them are
+// new to GORM (a primary-key field is zero). It returns [ErrRefused] for a
+// row passed by value, whose zero fields it cannot fill.
+func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn, rows, fresh int, err error) {
 	cols = make([]filledColumn, len(fields))
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
 		rows++
-		isFresh := false
-		for i, f := range fields {
-			if p, ok := zeroField(stmt, f, row); ok {
-				cols[i].name = f.DBName
-				cols[i].ptrs = append(cols[i].ptrs, p)
-				isFresh = true
-			}
-		}
-		if isFresh {
+		if isNew(stmt, row) {
 			fresh++
 		}
+		for i, f := range fields {
+			if _, zero := f.ValueOf(stmt.Context, row); zero && !row.CanAddr() {
+				err = fmt.Errorf("%w: a Create of %s passes a row by value, so AutoID cannot fill its %s; pass a pointer (Create(&row))", ErrRefused, stmt.Schema.Name, f.Name)
+			} else if p, ok := zeroField(stmt, f, row); ok {
+				cols[i].name = f.DBName
+				cols[i].ptrs = append(cols[i].ptrs, p)
+			}
+		}
 	})
-	return slices.DeleteFunc(cols, func(c filledColumn) bool { return len(c.ptrs) == 0 }), rows, fresh
+	return slices.DeleteFunc(cols, func(c filledColumn) bool { return len(c.ptrs) == 0 }), rows, fresh, err
+}
+
+// isNew reports whether GORM takes row for a new record: a primary-key
+// field is zero.
+func isNew(stmt *gorm.Statement, row reflect.Value) bool {
+	return slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool {
+		_, zero := f.ValueOf(stmt.Context, row)
+		return zero
+	})
 }
 
 // zeroField returns a pointer to f's ID value in row when it is zero,
@@ -174,33 +184,31 @@ func zeroField(stmt *gorm.Statement, f *schema.Field, row reflect.Value) (any, b
 	return fv.Addr().Interface(), true
 }
 
-// eachRow calls fn with every addressable struct the statement writes.
+// eachRow calls fn with every struct the statement writes.
 func eachRow(rv reflect.Value, fn func(reflect.Value)) {
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
 		for i := range rv.Len() {
-			if row := reflect.Indirect(rv.Index(i)); row.Kind() == reflect.Struct && row.CanAddr() {
+			if row := reflect.Indirect(rv.Index(i)); row.Kind() == reflect.Struct {
 				fn(row)
 			}
 		}
 	case reflect.Struct:
-		if rv.CanAddr() {
-			fn(rv)
-		}
+		fn(rv)
 	}
 }
 
-// useRows makes the statement write the rows whose auto fields are set,
-// and returns the others as a slice of pointers for a Create of their own.
-func useRows(stmt *gorm.Statement, fields []*schema.Field) any {
+// useRows makes the statement write the rows GORM takes for existing
+// records, and returns the new ones as a slice of pointers for a Create of
+// their own.
+func useRows(stmt *gorm.Statement) any {
 	var kept, apart reflect.Value
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
 		if !kept.IsValid() {
 			kept = reflect.MakeSlice(reflect.SliceOf(row.Addr().Type()), 0, 1)
 			apart = reflect.MakeSlice(kept.Type(), 0, 1)
 		}
-		fresh := slices.ContainsFunc(fields, func(f *schema.Field) bool { _, ok := zeroField(stmt, f, row); return ok })
-		if fresh {
+		if isNew(stmt, row) {
 			apart = reflect.Append(apart, row.Addr())
 		} else {
 			kept = reflect.Append(kept, row.Addr())

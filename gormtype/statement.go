@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -45,6 +46,9 @@ func (p *plugin) checkStatement(db *gorm.DB, st *createState) error {
 	switch dialect := db.Dialector.Name(); {
 	case !isOnConflict:
 		return refusal(stmt, st, fmt.Sprintf("AutoID cannot read the upsert clause %T", c.Expression), setKeys)
+	case oc.UpdateAll && slices.ContainsFunc(st.columns, func(c filledColumn) bool { return !isKey(stmt, c.name) }),
+		slices.ContainsFunc(oc.DoUpdates, func(a clause.Assignment) bool { return st.filled(a.Column) }):
+		return refusal(stmt, st, "the upsert would give the row it updates a fresh value", "list the columns to update without it in DoUpdates, or "+setKeys)
 	case dialect == dialectMySQL:
 		if st.rows > 1 {
 			return refusal(stmt, st, "ON DUPLICATE KEY UPDATE fires on every unique key, the primary key included, and AutoID tries it plainly first for one row only",
@@ -54,16 +58,24 @@ func (p *plugin) checkStatement(db *gorm.DB, st *createState) error {
 		delete(stmt.Clauses, "ON CONFLICT")
 	case dialect != dialectPostgres && dialect != dialectSQLite:
 		return refusal(stmt, st, "AutoID knows the upsert of PostgreSQL, MySQL and SQLite only", setKeys)
+	case oc.DoNothing || oc.Where.Exprs != nil:
+		return refusal(stmt, st, "DO NOTHING or DO UPDATE … WHERE may skip a row and leave its struct with a key no row has",
+			"use DoUpdates, or "+setKeys)
 	case oc.OnConstraint != "" || len(oc.Columns) == 0 || slices.ContainsFunc(oc.Columns, st.filled):
 		return refusal(stmt, st, "its ON CONFLICT may fire on a fresh value (on a filled column, on no column, or ON CONSTRAINT)",
 			"aim it at another unique column, or "+setKeys)
-	case !oc.DoNothing:
+	default:
 		returnKeys(stmt)
 	}
 	return nil
 }
 
-const setKeys = "set the keys yourself (gormtype.NewHUID(), NewSCRU128()) and AutoID leaves the statement alone"
+// isKey reports whether column is one of the statement's primary key.
+func isKey(stmt *gorm.Statement, column string) bool {
+	return slices.Contains(stmt.Schema.PrimaryFieldDBNames, column)
+}
+
+const setKeys = "set the keys yourself (gormtype.NewHUID(), NewSCRU128()) or give them a database default (gorm:\"default:huid_generate()\"), and AutoID leaves the statement alone"
 
 func refusal(stmt *gorm.Statement, st *createState, why, fix string) error {
 	var cols []string
@@ -124,14 +136,19 @@ func (p *plugin) checkRetry(db *gorm.DB, st *createState, err error) error {
 }
 
 // hitsFilled reports whether err is a unique violation of a key that
-// includes a column AutoID filled; known is false when err is no unique
-// violation or does not say which key.
-func (p *plugin) hitsFilled(db *gorm.DB, st *createState, err error) (hit, known bool) {
+// includes a column AutoID filled in every row of the statement (in a
+// statement that mixes set and fresh values the error cannot say whose
+// value was taken); known is false when err is no unique violation or
+// does not say which key. cols are the key's columns.
+func (p *plugin) hitsFilled(db *gorm.DB, st *createState, err error) (cols []string, hit, known bool) {
 	if !isDuplicate(db, err) {
-		return false, false
+		return nil, false, false
 	}
-	cols, known := violatedColumns(db, err)
-	return slices.ContainsFunc(cols, func(c string) bool { return st.filled(clause.Column{Name: c}) }), known
+	cols, known = violatedColumns(db, err)
+	hit = slices.ContainsFunc(st.columns, func(f filledColumn) bool {
+		return len(f.ptrs) == st.rows && slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, f.name) })
+	})
+	return cols, hit, known
 }
 
 func isDuplicate(db *gorm.DB, err error) bool {
@@ -193,8 +210,8 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 // in TableExpr.
 func tableOf(stmt *gorm.Statement) (schemaName, table string) {
 	name := stmt.Table
-	if e := stmt.TableExpr; e != nil && len(e.Vars) == 0 && !strings.Contains(e.SQL, " ") {
-		name = strings.NewReplacer("`", "", `"`, "").Replace(e.SQL)
+	if e := stmt.TableExpr; e != nil && len(e.Vars) == 0 && e.SQL != "" {
+		name = strings.NewReplacer("`", "", `"`, "").Replace(strings.Fields(e.SQL)[0]) // "t AS a"
 	}
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		return name[:i], name[i+1:]
@@ -206,4 +223,32 @@ func tableOf(stmt *gorm.Statement) (schemaName, table string) {
 func tableName(stmt *gorm.Statement) string {
 	schemaName, table := tableOf(stmt)
 	return strings.TrimPrefix(schemaName+"."+table, ".")
+}
+
+// readBackKey sets the row's primary key to that of the row a MySQL upsert
+// met on the unique key cols, which MySQL cannot return.
+func readBackKey(db *gorm.DB, cols []string) error {
+	stmt := db.Statement
+	where := map[string]any{}
+	var row reflect.Value
+	eachRow(stmt.ReflectValue, func(r reflect.Value) { row = r })
+	for _, c := range cols {
+		f := stmt.Schema.LookUpField(c)
+		if f == nil {
+			return fmt.Errorf("gormtype: read back the key of the upserted row: %s has no field for column %s", stmt.Schema.Name, c)
+		}
+		where[c], _ = f.ValueOf(stmt.Context, row)
+	}
+	stored := reflect.New(stmt.Schema.ModelType)
+	err := aside(db).Unscoped().Table(tableName(stmt)).Select(stmt.Schema.PrimaryFieldDBNames).Where(where).Take(stored.Interface()).Error
+	if err != nil {
+		return fmt.Errorf("gormtype: read back the key of the upserted row: %w", err)
+	}
+	for _, f := range stmt.Schema.PrimaryFields {
+		v, _ := f.ValueOf(stmt.Context, stored.Elem())
+		if err := f.Set(stmt.Context, row, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
