@@ -22,8 +22,9 @@ import (
 const sqlReferencePage = "docs/SQL.md"
 
 var (
-	// A function's heading: name(arguments) → result, VOLATILITY[, STRICT].
-	functionHeadingRE = regexp.MustCompile(`^### (\w+\(.*\) → [\w ]+, (?:VOLATILE|STABLE|IMMUTABLE)(?:, STRICT)?)$`)
+	// A function's heading: name(arguments) → result, VOLATILITY[, STRICT]
+	// [, PARALLEL UNSAFE|RESTRICTED].
+	functionHeadingRE = regexp.MustCompile(`^### (\w+\(.*\) → [\w ]+, (?:VOLATILE|STABLE|IMMUTABLE)(?:, STRICT)?(?:, PARALLEL (?:UNSAFE|RESTRICTED))?)$`)
 	// A domain's heading: name: domain over base type.
 	domainHeadingRE = regexp.MustCompile(`^### (\w+: domain over [\w ]+)$`)
 	// An example with its result: a statement, then "-- result".
@@ -43,6 +44,7 @@ func catalogObjects(t *testing.T, conn *pgx.Conn) []string {
 		       || format_type(p.prorettype, NULL) || ', '
 		       || CASE p.provolatile WHEN 'i' THEN 'IMMUTABLE' WHEN 's' THEN 'STABLE' ELSE 'VOLATILE' END
 		       || CASE WHEN p.proisstrict THEN ', STRICT' ELSE '' END
+		       || CASE p.proparallel WHEN 'u' THEN ', PARALLEL UNSAFE' WHEN 'r' THEN ', PARALLEL RESTRICTED' ELSE '' END
 		FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
 		UNION ALL
 		SELECT t.typname || ': domain over ' || format_type(t.typbasetype, NULL)
@@ -89,7 +91,7 @@ func referenceHeadings(t *testing.T) (signatures []string, lines []int) {
 			m = domainHeadingRE.FindStringSubmatch(line)
 		}
 		if m == nil {
-			t.Errorf("%s:%d: heading %q is neither `### name(args) → type, VOLATILITY[, STRICT]` nor `### name: domain over type`", sqlReferencePage, i+1, line)
+			t.Errorf("%s:%d: heading %q is neither `### name(args) → type, VOLATILITY[, STRICT][, PARALLEL UNSAFE]` nor `### name: domain over type`", sqlReferencePage, i+1, line)
 			continue
 		}
 		signatures = append(signatures, m[1])
@@ -99,8 +101,8 @@ func referenceHeadings(t *testing.T) (signatures []string, lines []int) {
 }
 
 // TestSQLReferenceMatchesCatalog: every function of docs/SQL.md exists in a
-// freshly migrated database with the arguments, result type, volatility and
-// strictness its heading gives, every domain with its base type, and every
+// freshly migrated database with the arguments, result type, volatility,
+// strictness and parallel safety its heading gives, every domain with its base type, and every
 // function and domain of that database has its heading.
 func TestSQLReferenceMatchesCatalog(t *testing.T) {
 	t.Parallel()
@@ -262,13 +264,14 @@ func TestTroubleshootingErrors(t *testing.T) {
 		`CREATE TABLE ts_users (id bigint PRIMARY KEY, avatar scru128_bytes)`,
 		`CREATE TABLE ts_events (id bigint PRIMARY KEY, body text)`)
 
-	cases := []struct {
+	type troubleCase struct {
 		name  string
 		quote string
 		// provoke returns the error the page quotes; fixed repeats the call
 		// as the page's fix says, and must succeed.
 		provoke, fixed func(t *testing.T) error
-	}{{
+	}
+	cases := []troubleCase{{
 		name:  "type does not exist",
 		quote: `ERROR: type "huid" does not exist (SQLSTATE 42704)`,
 		provoke: func(t *testing.T) error {
@@ -317,22 +320,6 @@ func TestTroubleshootingErrors(t *testing.T) {
 				return err
 			}
 			_, err := conn.Exec(ctx, `INSERT INTO ts_arrays (ids) VALUES ($1)`, []idtype.HUID{idtype.NewHUID()})
-			return err
-		},
-	}, {
-		name:  "uuid form into scru128_bytes through pgx",
-		quote: `ERROR: value for domain scru128_bytes violates check constraint "scru128_bytes_length" (SQLSTATE 23514)`,
-		provoke: func(t *testing.T) error {
-			conn := connect(t, migratedURL, pgx.QueryExecModeExec)
-			pgxtype.Register(conn.TypeMap())
-			_, err := conn.Exec(ctx, `INSERT INTO ts_users (id, avatar) VALUES ($1, $2)`, idtype.NewHUID(), idtype.NewSCRU128())
-			return err
-		},
-		fixed: func(t *testing.T) error {
-			conn := connect(t, migratedURL, pgx.QueryExecModeExec)
-			pgxtype.Register(conn.TypeMap())
-			_, err := conn.Exec(ctx, `INSERT INTO ts_users (id, avatar) VALUES ($1, $2)`,
-				idtype.NewHUID(), idtype.SCRU128Bytes(idtype.NewSCRU128()))
 			return err
 		},
 	}, {
@@ -407,6 +394,23 @@ func TestTroubleshootingErrors(t *testing.T) {
 			return err
 		},
 	}}
+	// The uuid form reaches a scru128_bytes column as 36 bytes of UUID text
+	// in the modes that send no parameter types, and in every mode until
+	// pgxtype.LoadDomains has taught pgx the domain.
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
+		insert := func(t *testing.T, avatar any) error {
+			conn := connect(t, migratedURL, mode)
+			pgxtype.Register(conn.TypeMap())
+			_, err := conn.Exec(ctx, `INSERT INTO ts_users (id, avatar) VALUES ($1, $2)`, idtype.NewHUID(), avatar)
+			return err
+		}
+		cases = append(cases, troubleCase{
+			name:    "uuid form into scru128_bytes through pgx " + mode.String(),
+			quote:   `ERROR: value for domain scru128_bytes violates check constraint "scru128_bytes_length" (SQLSTATE 23514)`,
+			provoke: func(t *testing.T) error { return insert(t, idtype.NewSCRU128()) },
+			fixed:   func(t *testing.T) error { return insert(t, idtype.SCRU128Bytes(idtype.NewSCRU128())) },
+		})
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if !strings.Contains(string(page), c.quote) {
