@@ -15,11 +15,36 @@ var createExtensionRE = regexp.MustCompile(`(?i)CREATE EXTENSION (?:IF NOT EXIST
 // order, each page against a fresh database without the sortid functions.
 func TestDocsRecipes(t *testing.T) {
 	t.Parallel()
-	pages, err := filepath.Glob("../docs/recipes/*.md")
+	runDocPages(t, "../docs/recipes/*.md", nil)
+}
+
+// notRunPages are the pages of docs/ whose blocks are not for this harness:
+// measurements with the commands that made them, and prose.
+var notRunPages = map[string]bool{"BENCHMARKS.md": true, "SCALE.md": true}
+
+// TestDocsPages runs the blocks of every other page in docs/ (the guides
+// and references the README links) as TestDocsRecipes runs the recipes.
+func TestDocsPages(t *testing.T) {
+	t.Parallel()
+	runDocPages(t, "../docs/*.md", notRunPages)
+}
+
+// runDocPages runs, in parallel subtests, the blocks of every page matching
+// glob (relative to this directory) but those named in skip, each page
+// against a fresh database, and fails a page that has no block to run.
+func runDocPages(t *testing.T, glob string, skip map[string]bool) {
+	t.Helper()
+	pages, err := filepath.Glob(glob)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(pages) == 0 {
+		t.Fatalf("no page matches %s", glob)
+	}
 	for _, path := range pages {
+		if skip[filepath.Base(path)] {
+			continue
+		}
 		page, _ := filepath.Rel("..", path)
 		t.Run(filepath.Base(page), func(t *testing.T) {
 			t.Parallel()

@@ -2,7 +2,7 @@
 # scripts/test.sh — the project's whole test suite: formatting, vet and
 # `go test -race` over every module of go.work, plus the rule that the root
 # module requires nothing. Database tests need a PostgreSQL and a
-# MySQL/MariaDB server: see README.md ("Running the tests").
+# MySQL/MariaDB server: see CONTRIBUTING.md ("Running the tests").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
