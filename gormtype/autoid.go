@@ -37,15 +37,15 @@ const pluginName = "sortid:autoid"
 // transaction only the failed INSERT is undone: what came before it stays.
 //
 // A Create that a fresh value could make update or skip another row, or
-// return a key no row has, fails with [ErrRefused] naming the way out: on
-// PostgreSQL and SQLite an ON CONFLICT on a filled column, on no column or
-// ON CONSTRAINT; INSERT IGNORE, OR IGNORE, OR REPLACE; MySQL's ON DUPLICATE
-// KEY UPDATE of more than one fresh row; a Select or Omit that leaves a
-// filled field out. AutoID leaves alone the keys you set (NewHUID). It
-// sends a single row's ON DUPLICATE KEY UPDATE as a plain INSERT first and
-// with the clause after a conflict on another key; a row that takes the
-// key in between (n in 2^21 for n HUIDs made elsewhere in that millisecond)
-// meets the clause as the conflicting row.
+// leave holding a key no row has, fails with [ErrRefused] naming the way
+// out: on PostgreSQL and SQLite an ON CONFLICT on a filled column, on no
+// column, ON CONSTRAINT, DO NOTHING or DO UPDATE … WHERE; an upsert that
+// assigns a fresh value; INSERT IGNORE, OR IGNORE, OR REPLACE; MySQL's ON
+// DUPLICATE KEY UPDATE of several rows. Keys you set are left alone.
+// A MySQL upsert of one row is sent as a plain INSERT first, then with the
+// clause after a conflict on another key, and the stored key read back; a
+// row taking the key in between (n in 2^21 for n HUIDs made elsewhere in
+// that millisecond) meets the clause as the conflicting row.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
 	// DefaultRetries, a negative value disables retrying.

@@ -110,4 +110,3 @@ func TestGormPostgresRetryInTransaction(t *testing.T) {
 		t.Errorf("rows after the transaction: %d, %v; want 5 (taken, before, 3 of the batch)", n, err)
 	}
 }
-
