@@ -2,7 +2,6 @@ package gormtype
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"gorm.io/gorm"
@@ -85,11 +84,10 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 	return nil
 }
 
-// plugin is one registration of AutoID, with its cache.
+// plugin is one registration of AutoID.
 type plugin struct {
 	AutoID
-	fields     sync.Map // *schema.Schema → autoFields' result
-	savepoints atomic.Uint64
+	savepoints atomic.Uint64 // names the savepoints
 }
 
 func (p *plugin) retries() int {
@@ -164,7 +162,7 @@ func (p *plugin) begin(db *gorm.DB) {
 	if db.Error != nil || db.DryRun || stmt.Schema == nil {
 		return
 	}
-	fields, err := p.autoFields(stmt.Schema)
+	fields, err := autoFields(stmt.Schema)
 	if err == nil {
 		err = checkMapRows(stmt, fields)
 	}

@@ -79,10 +79,7 @@ func (c pluginCheck) ModifyStatement(stmt *gorm.Statement) {
 // autoFields returns the fields of s that AutoID fills. It returns
 // [ErrSetup] (wrapped, naming the field and the fix) for a field of an
 // idtype type and for sortid:"auto" on a field of another type.
-func (p *plugin) autoFields(s *schema.Schema) ([]*schema.Field, error) {
-	if v, ok := p.fields.Load(s); ok {
-		return v.([]*schema.Field), nil
-	}
+func autoFields(s *schema.Schema) ([]*schema.Field, error) {
 	var fields []*schema.Field
 	for _, f := range s.Fields {
 		if name, ok := coreTypes[indirect(f.FieldType)]; ok {
@@ -95,7 +92,6 @@ func (p *plugin) autoFields(s *schema.Schema) ([]*schema.Field, error) {
 			fields = append(fields, f)
 		}
 	}
-	p.fields.Store(s, fields)
 	return fields, nil
 }
 
