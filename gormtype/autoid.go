@@ -170,20 +170,24 @@ func (p *plugin) begin(db *gorm.DB) {
 		db.AddError(err)
 		return
 	}
-	cols, rows, fresh, err := collect(stmt, fields)
+	cols, rows, err := collect(stmt, fields)
 	if err != nil {
 		db.AddError(err)
 		return
 	}
 	_, upsert := stmt.Clauses["ON CONFLICT"]
-	if len(cols) == 0 || upsert && st.assoc && fresh == 0 {
-		return // GORM's association upsert of existing records: left as is
+	fresh := rows
+	if upsert && st.assoc {
+		fresh = countNew(stmt)
+	}
+	if len(cols) == 0 || fresh == 0 {
+		return // nothing to fill, or GORM's association upsert of existing records
 	}
 	st.columns, st.rows = cols, rows
 	if retrying == nil || st.assoc {
 		st.retry = db.Session(&gorm.Session{Context: stmt.Context})
 	}
-	if upsert && st.assoc && fresh < rows {
+	if fresh < rows {
 		// GORM's association upsert is for records that exist: the new
 		// ones are inserted apart, after the rest.
 		st.deferred, st.columns = useRows(stmt), nil

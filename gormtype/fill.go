@@ -71,7 +71,7 @@ func (c pluginCheck) ModifyStatement(stmt *gorm.Statement) {
 	if _, ok := stmt.DB.Config.Plugins[pluginName]; ok || !isAutoField(c.field) {
 		return
 	}
-	if cols, _, _, err := collect(stmt, []*schema.Field{c.field}); len(cols) > 0 || err != nil {
+	if cols, _, err := collect(stmt, []*schema.Field{c.field}); len(cols) > 0 || err != nil {
 		stmt.AddError(fmt.Errorf("%w: %s.%s is zero and no AutoID plugin fills it; register it with db.Use(gormtype.AutoID{}), or set the field", ErrSetup, stmt.Schema.Name, c.field.Name))
 	}
 }
@@ -130,26 +130,34 @@ type filledColumn struct {
 }
 
 // collect finds the zero auto fields of the statement's rows: the columns
-// to fill, how many rows the statement writes, and how many of them are
-// new to GORM (a primary-key field is zero). It returns [ErrRefused] for a
-// row passed by value, whose zero fields it cannot fill.
-func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn, rows, fresh int, err error) {
+// to fill and how many rows the statement writes. It returns [ErrRefused]
+// for a row passed by value, whose zero fields it cannot fill.
+func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn, rows int, err error) {
 	cols = make([]filledColumn, len(fields))
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
 		rows++
-		if isNew(stmt, row) {
-			fresh++
-		}
 		for i, f := range fields {
-			if _, zero := f.ValueOf(stmt.Context, row); zero && !row.CanAddr() {
-				err = fmt.Errorf("%w: a Create of %s passes a row by value, so AutoID cannot fill its %s; pass a pointer (Create(&row))", ErrRefused, stmt.Schema.Name, f.Name)
+			if !row.CanAddr() {
+				if _, zero := f.ValueOf(stmt.Context, row); zero {
+					err = fmt.Errorf("%w: a Create of %s passes a row by value, so AutoID cannot fill its %s; pass a pointer (Create(&row))", ErrRefused, stmt.Schema.Name, f.Name)
+				}
 			} else if p, ok := zeroField(stmt, f, row); ok {
 				cols[i].name = f.DBName
 				cols[i].ptrs = append(cols[i].ptrs, p)
 			}
 		}
 	})
-	return slices.DeleteFunc(cols, func(c filledColumn) bool { return len(c.ptrs) == 0 }), rows, fresh, err
+	return slices.DeleteFunc(cols, func(c filledColumn) bool { return len(c.ptrs) == 0 }), rows, err
+}
+
+// countNew counts the rows GORM takes for new records.
+func countNew(stmt *gorm.Statement) (n int) {
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		if isNew(stmt, row) {
+			n++
+		}
+	})
+	return n
 }
 
 // isNew reports whether GORM takes row for a new record: a primary-key
