@@ -22,7 +22,7 @@ out=${OUT:-$(mktemp -t sortid-gorm.XXXXXX)}
 bin=$(mktemp -t sortid-integ.XXXXXX)
 trap 'rm -f "$bin"' EXIT
 go test -c -o "$bin" .
-batch=(tx=default/HUID=auto$ tx=default/int64=preset$ tx=default/int64=preset-huid-values$
+batch=(tx=default/HUID=auto$ tx=default/HUID=auto-noretry$ tx=default/int64=preset$ tx=default/int64=preset-huid-values$
   tx=skip/HUID=auto$ tx=skip/int64=preset$ tx=skip/int64=preset-huid-values$)
 one=(HUID=auto$ int64=preset$)
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ), $rounds rounds, load $(cut -d' ' -f1-3 /proc/loadavg)" >"$out"

@@ -47,7 +47,8 @@ const pluginName = "sortid:autoid"
 // that millisecond) meets the clause as the conflicting row.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
-	// DefaultRetries, a negative value disables retrying.
+	// DefaultRetries, a negative value disables retrying, and with it the
+	// savepoint AutoID sets before a Create in a transaction.
 	Retries int
 	// GenerateHUID makes HUIDs; nil means idtype.FillHUIDs. A statement's
 	// HUIDs ascend with its rows either way.
@@ -202,7 +203,7 @@ func (p *plugin) begin(db *gorm.DB) {
 		db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err))
 		return
 	}
-	if _, inTx := stmt.ConnPool.(gorm.TxCommitter); inTx && retrying == nil {
+	if _, inTx := stmt.ConnPool.(gorm.TxCommitter); inTx && retrying == nil && p.retries() >= 0 {
 		st.savepoint = fmt.Sprintf("sortid_%d", p.savepoints.Add(1))
 		db.AddError(aside(db).SavePoint(st.savepoint).Error)
 	}

@@ -466,3 +466,27 @@ func checkRefusedOf(t *testing.T, err error) {
 		t.Fatalf("got %v; want ErrRefused", err)
 	}
 }
+
+// TestGormEdgeNoRetryNoSavepoint: with retries off AutoID sets no savepoint
+// in the caller's transaction, so on PostgreSQL a failed Create leaves it
+// aborted, as plain GORM does; with retries on, the Create is rolled back
+// to AutoID's savepoint and the transaction goes on.
+func TestGormEdgeNoRetryNoSavepoint(t *testing.T) {
+	for _, retries := range []int{-1, 0} {
+		t.Run(fmt.Sprintf("Retries=%d", retries), func(t *testing.T) {
+			db := gormOn(t, "postgres", &gorm.Config{}, gormtype.AutoID{Retries: retries})
+			resetTables(t, db, &colAccount{})
+			seedAccount(t, db, "dup@x")
+			_ = db.Transaction(func(tx *gorm.DB) error {
+				if err := tx.Create(&colAccount{Email: "dup@x"}).Error; err == nil || !isUniqueViolation(err) {
+					t.Errorf("Create with a taken email: %v", err)
+				}
+				err := tx.Create(&colAccount{Email: "next@x"}).Error
+				if aborted := err != nil && strings.Contains(err.Error(), "25P02"); aborted != (retries < 0) {
+					t.Errorf("the next Create: %v; want the transaction aborted only without retries", err)
+				}
+				return errors.New("roll back")
+			})
+		})
+	}
+}
