@@ -13,18 +13,12 @@ import (
 	"github.com/sortid/sortid/pgxtype"
 )
 
-// The examples below need a PostgreSQL server with the sortid migrations
-// applied, at DATABASE_URL; they are compiled, not run, by go test.
-
-// connect opens a connection to DATABASE_URL and registers pgxtype on it.
-func connect(ctx context.Context) *pgx.Conn {
-	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
-	if err != nil {
-		panic(err)
-	}
-	pgxtype.Register(conn.TypeMap())
-	return conn
-}
+// The examples connect to the database at DATABASE_URL, such as
+// postgres://USER:PASSWORD@HOST:PORT/DB, which must have the sortid
+// migrations (migrations.Apply, or sortid sql up); they write only to TEMP
+// tables. go test runs them: when DATABASE_URL is unset, its TestMain
+// (main_test.go) creates and migrates a scratch database on the server of
+// SORTID_TEST_DATABASE and points DATABASE_URL at it.
 
 // A pool registers pgxtype on every connection it opens, in AfterConnect.
 // LoadDomains also loads the huid and scru128_bytes domains, so that their
@@ -63,7 +57,7 @@ func Example_pgxpoolAfterConnect() {
 	fmt.Println(gotID, gotID.Time().Format(time.RFC3339Nano))
 	fmt.Println(gotTrace, gotTrace.UUIDString(), raw == idtype.SCRU128Bytes(trace))
 	fmt.Println(ids, parent.Valid)
-	// Prints:
+	// Output:
 	// 258037077 2026-01-01T00:00:00.123Z
 	// 00QBTG0FERFTCCNFISUBO489DI 00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2 true
 	// [258037077 0] false
@@ -73,8 +67,12 @@ func Example_pgxpoolAfterConnect() {
 // and a scru128_bytes column (16 bytes, from the SCRU128Bytes form).
 func Example_copyFrom() {
 	ctx := context.Background()
-	conn := connect(ctx)
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
 	defer conn.Close(ctx)
+	pgxtype.Register(conn.TypeMap())
 	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE copied (id bigint PRIMARY KEY, trace uuid NOT NULL, raw scru128_bytes NOT NULL)"); err != nil {
 		panic(err)
 	}
@@ -106,7 +104,7 @@ func Example_copyFrom() {
 	}
 	fmt.Println(n, "rows")
 	fmt.Println(last.Time().Format(time.RFC3339Nano), last.Random(), lastTrace.Counter(), rawLen)
-	// Prints:
+	// Output:
 	// 1000 rows
 	// 2026-03-01T00:00:00.999Z 999 999 16
 }
@@ -114,8 +112,12 @@ func Example_copyFrom() {
 // HUIDRange turns a time window into an index range of HUIDs.
 func Example_huidRange() {
 	ctx := context.Background()
-	conn := connect(ctx)
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
 	defer conn.Close(ctx)
+	pgxtype.Register(conn.TypeMap())
 	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE events (id bigint PRIMARY KEY, name text)"); err != nil {
 		panic(err)
 	}
@@ -159,6 +161,6 @@ func Example_huidRange() {
 		panic(err)
 	}
 	fmt.Println(names)
-	// Prints:
+	// Output:
 	// [first middle last]
 }
