@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/pgretry"
 	"github.com/sortid/sortid/pgxtype"
 )
 
@@ -107,6 +108,66 @@ func Example_copyFrom() {
 	// Output:
 	// 1000 rows
 	// 2026-03-01T00:00:00.999Z 999 999 16
+}
+
+// A COPY is one statement, so one key that is already taken (a HUID
+// collision, SQLSTATE 23505) aborts all its rows. pgretry.InsertOnKey, with
+// the key's columns, runs the COPY again after such a violation, and
+// idtype.FillHUIDs makes new keys on every attempt, so a retry never reuses
+// a taken one. Outside a transaction a failed COPY leaves nothing behind.
+// To show a retry, the first attempt here lets another writer take its
+// first key before it copies.
+func Example_copyFromRetry() {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close(ctx)
+	pgxtype.Register(conn.TypeMap())
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE imported (id bigint PRIMARY KEY, body text NOT NULL)"); err != nil {
+		panic(err)
+	}
+
+	bodies := make([]string, 1000)
+	for i := range bodies {
+		bodies[i] = fmt.Sprintf("line %d", i+1)
+	}
+	keys := make([]idtype.HUID, len(bodies))
+	attempt := 0
+	var copied int64
+	retries, err := pgretry.InsertOnKey(ctx, []string{"id"}, 5, func(ctx context.Context) error {
+		attempt++
+		if err := idtype.FillHUIDs(keys); err != nil { // new keys, ascending
+			return err
+		}
+		if attempt == 1 { // the collision, for the example: keys[0] is taken
+			if _, err := conn.Exec(ctx, "INSERT INTO imported VALUES ($1, 'taken')", keys[0]); err != nil {
+				return err
+			}
+		}
+		n, err := conn.CopyFrom(ctx, pgx.Identifier{"imported"}, []string{"id", "body"},
+			pgx.CopyFromSlice(len(keys), func(i int) ([]any, error) { return []any{keys[i], bodies[i]}, nil }))
+		if err != nil {
+			fmt.Printf("attempt %d: SQLSTATE %s on key (%s)\n", attempt, pgretry.SQLState(err), pgretry.KeyColumns(err))
+			return err
+		}
+		fmt.Printf("attempt %d: %d rows\n", attempt, n)
+		copied = n
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	var rows int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM imported").Scan(&rows); err != nil {
+		panic(err)
+	}
+	fmt.Println(retries, "retry,", copied, "rows copied,", rows, "in the table")
+	// Output:
+	// attempt 1: SQLSTATE 23505 on key (id)
+	// attempt 2: 1000 rows
+	// 1 retry, 1000 rows copied, 1001 in the table
 }
 
 // HUIDRange turns a time window into an index range of HUIDs.
