@@ -23,9 +23,27 @@
 //
 // Values travel in the binary format: an int8 is read straight into a HUID
 // and a uuid's 16 bytes into a SCRU128, with no detour through text. Without
-// Register pgx still works with these types through their sql.Scanner and
-// driver.Valuer methods, but decodes every value, re-encodes it as text and
-// parses that again.
+// Register pgx sees these types only through their sql.Scanner and
+// driver.Valuer methods. Single values still work: pgx hands a
+// sql.Scanner an int8 as an int64 and a bytea as its bytes, but a uuid as
+// its 36 characters of text, which SCRU128.Scan parses again. What fails or
+// goes wrong without Register:
+//   - a slice ([]idtype.HUID, []idtype.NullHUID, []idtype.SCRU128) bound to
+//     a parameter in QueryExecModeExec or QueryExecModeSimpleProtocol, of
+//     whatever column type: "unable to encode … into text format for
+//     unknown type (OID 0): cannot find encode plan";
+//   - huid[], the array of the migrations' domain, in every mode: bound to a
+//     parameter with the same error, and scanned into []idtype.HUID with
+//     "cannot scan unknown type (OID …) in text format", as scru128_bytes[]
+//     into []idtype.SCRU128Bytes;
+//   - a SCRU128 bound to a plain bytea parameter is stored as its 36
+//     characters of UUID text in every mode, where Register makes the modes
+//     that learn the parameter's type refuse it with [ErrColumnForm] (see
+//     below); CopyFrom refuses it, but only with pgx's "cannot find encode
+//     plan";
+//   - a HUID bound to a float8 parameter is rounded in every mode and in
+//     CopyFrom, where Register makes those modes and CopyFrom refuse it with
+//     [ErrInexactColumn].
 //
 // Register also records the PostgreSQL type of each Go type
 // (pgtype.Map.RegisterDefaultPgType), so parameters work in every

@@ -10,21 +10,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/pgretry"
 	"github.com/sortid/sortid/pgxtype"
 )
 
-// The examples below need a PostgreSQL server with the sortid migrations
-// applied, at DATABASE_URL; they are compiled, not run, by go test.
-
-// connect opens a connection to DATABASE_URL and registers pgxtype on it.
-func connect(ctx context.Context) *pgx.Conn {
-	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
-	if err != nil {
-		panic(err)
-	}
-	pgxtype.Register(conn.TypeMap())
-	return conn
-}
+// The examples connect to the database at DATABASE_URL, such as
+// postgres://USER:PASSWORD@HOST:PORT/DB, which must have the sortid
+// migrations (migrations.Apply, or sortid sql up); they write only to TEMP
+// tables. go test runs them: when DATABASE_URL is unset, its TestMain
+// (main_test.go) creates and migrates a scratch database on the server of
+// SORTID_TEST_DATABASE and points DATABASE_URL at it.
 
 // A pool registers pgxtype on every connection it opens, in AfterConnect.
 // LoadDomains also loads the huid and scru128_bytes domains, so that their
@@ -63,7 +58,7 @@ func Example_pgxpoolAfterConnect() {
 	fmt.Println(gotID, gotID.Time().Format(time.RFC3339Nano))
 	fmt.Println(gotTrace, gotTrace.UUIDString(), raw == idtype.SCRU128Bytes(trace))
 	fmt.Println(ids, parent.Valid)
-	// Prints:
+	// Output:
 	// 258037077 2026-01-01T00:00:00.123Z
 	// 00QBTG0FERFTCCNFISUBO489DI 00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2 true
 	// [258037077 0] false
@@ -73,8 +68,12 @@ func Example_pgxpoolAfterConnect() {
 // and a scru128_bytes column (16 bytes, from the SCRU128Bytes form).
 func Example_copyFrom() {
 	ctx := context.Background()
-	conn := connect(ctx)
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
 	defer conn.Close(ctx)
+	pgxtype.Register(conn.TypeMap())
 	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE copied (id bigint PRIMARY KEY, trace uuid NOT NULL, raw scru128_bytes NOT NULL)"); err != nil {
 		panic(err)
 	}
@@ -106,16 +105,80 @@ func Example_copyFrom() {
 	}
 	fmt.Println(n, "rows")
 	fmt.Println(last.Time().Format(time.RFC3339Nano), last.Random(), lastTrace.Counter(), rawLen)
-	// Prints:
+	// Output:
 	// 1000 rows
 	// 2026-03-01T00:00:00.999Z 999 999 16
+}
+
+// A COPY is one statement, so one key that is already taken (a HUID
+// collision, SQLSTATE 23505) aborts all its rows. pgretry.InsertOnKey, with
+// the key's columns, runs the COPY again after such a violation, and
+// idtype.FillHUIDs makes new keys on every attempt, so a retry never reuses
+// a taken one. Outside a transaction a failed COPY leaves nothing behind.
+// To show a retry, the first attempt here lets another writer take its
+// first key before it copies.
+func Example_copyFromRetry() {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close(ctx)
+	pgxtype.Register(conn.TypeMap())
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE imported (id bigint PRIMARY KEY, body text NOT NULL)"); err != nil {
+		panic(err)
+	}
+
+	bodies := make([]string, 1000)
+	for i := range bodies {
+		bodies[i] = fmt.Sprintf("line %d", i+1)
+	}
+	keys := make([]idtype.HUID, len(bodies))
+	attempt := 0
+	var copied int64
+	retries, err := pgretry.InsertOnKey(ctx, []string{"id"}, 5, func(ctx context.Context) error {
+		attempt++
+		if err := idtype.FillHUIDs(keys); err != nil { // new keys, ascending
+			return err
+		}
+		if attempt == 1 { // the collision, for the example: keys[0] is taken
+			if _, err := conn.Exec(ctx, "INSERT INTO imported VALUES ($1, 'taken')", keys[0]); err != nil {
+				return err
+			}
+		}
+		n, err := conn.CopyFrom(ctx, pgx.Identifier{"imported"}, []string{"id", "body"},
+			pgx.CopyFromSlice(len(keys), func(i int) ([]any, error) { return []any{keys[i], bodies[i]}, nil }))
+		if err != nil {
+			fmt.Printf("attempt %d: SQLSTATE %s on key (%s)\n", attempt, pgretry.SQLState(err), pgretry.KeyColumns(err))
+			return err
+		}
+		fmt.Printf("attempt %d: %d rows\n", attempt, n)
+		copied = n
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	var rows int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM imported").Scan(&rows); err != nil {
+		panic(err)
+	}
+	fmt.Println(retries, "retry,", copied, "rows copied,", rows, "in the table")
+	// Output:
+	// attempt 1: SQLSTATE 23505 on key (id)
+	// attempt 2: 1000 rows
+	// 1 retry, 1000 rows copied, 1001 in the table
 }
 
 // HUIDRange turns a time window into an index range of HUIDs.
 func Example_huidRange() {
 	ctx := context.Background()
-	conn := connect(ctx)
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
 	defer conn.Close(ctx)
+	pgxtype.Register(conn.TypeMap())
 	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE events (id bigint PRIMARY KEY, name text)"); err != nil {
 		panic(err)
 	}
@@ -159,6 +222,6 @@ func Example_huidRange() {
 		panic(err)
 	}
 	fmt.Println(names)
-	// Prints:
+	// Output:
 	// [first middle last]
 }
