@@ -142,17 +142,18 @@ func (d colDialect) open(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
 	return gormOn(t, d.name, &gorm.Config{}, plugin)
 }
 
-// gormOn opens GORM with cfg and AutoID on the test database of dialect.
-func gormOn(t *testing.T, dialect string, cfg *gorm.Config, plugin gormtype.AutoID) *gorm.DB {
+// gormOn opens GORM with cfg and plugins (AutoID, or none) on the test
+// database of dialect.
+func gormOn(t *testing.T, dialect string, cfg *gorm.Config, plugins ...gorm.Plugin) *gorm.DB {
 	t.Helper()
 	switch dialect {
 	case "postgres":
-		return openGorm(t, postgres.Open(pgtest.URL(t)), cfg, plugin)
+		return openGorm(t, postgres.Open(pgtest.URL(t)), cfg, plugins...)
 	case "mysql":
-		return openGorm(t, mysql.Open(mysqltest.DSN(t)), cfg, plugin)
+		return openGorm(t, mysql.Open(mysqltest.DSN(t)), cfg, plugins...)
 	}
 	name := strings.NewReplacer("/", "_", "=", "_").Replace(t.Name())
-	return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), cfg, plugin)
+	return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), cfg, plugins...)
 }
 
 // resetTables drops and migrates models.

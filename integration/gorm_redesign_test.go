@@ -11,16 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/glebarez/sqlite"
 	"gorm.io/driver/mysql"
-	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"github.com/sortid/sortid/gormtype"
 	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/internal/mysqltest"
-	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 // The redesign suite checks the AutoID plugin's documented behaviour on
@@ -714,7 +711,7 @@ func TestGormTriggerReturnsNull(t *testing.T) {
 func TestGormNoPlugin(t *testing.T) {
 	for _, dialect := range []string{"postgres", "mysql", "sqlite"} {
 		t.Run(dialect, func(t *testing.T) {
-			db := r21PlainGorm(t, dialect)
+			db := gormOn(t, dialect, &gorm.Config{})
 			if _, ok := db.Config.Plugins["sortid:autoid"]; ok {
 				t.Fatal("AutoID is registered")
 			}
@@ -769,7 +766,7 @@ func TestGormIdtypeKey(t *testing.T) {
 				t.Logf("AutoMigrate succeeded; id column: %s", r21ColumnInfo(t, db, "r21_core", "id"))
 			}
 			// Plain GORM makes the key auto-increment: the first row gets 1.
-			plain := r21PlainGorm(t, dialect)
+			plain := gormOn(t, dialect, &gorm.Config{})
 			resetTables(t, plain, &r21Core{})
 			first := r21Core{Name: "plain"}
 			if err := plain.Create(&first).Error; err != nil || first.ID != 1 {
@@ -931,19 +928,6 @@ func r21Drawn(t *testing.T, src *takenFirst) {
 	if n := src.pending(); n != 0 {
 		t.Errorf("%d forced keys were never drawn: the case did not collide", n)
 	}
-}
-
-// r21PlainGorm opens GORM on dialect's test database without AutoID.
-func r21PlainGorm(t *testing.T, dialect string) *gorm.DB {
-	t.Helper()
-	switch dialect {
-	case "postgres":
-		return openGorm(t, postgres.Open(pgtest.URL(t)), &gorm.Config{})
-	case "mysql":
-		return openGorm(t, mysql.Open(mysqltest.DSN(t)), &gorm.Config{})
-	}
-	name := strings.NewReplacer("/", "_", "=", "_").Replace(t.Name())
-	return openGorm(t, sqlite.Open("file:"+name+"?mode=memory&cache=shared&_pragma=busy_timeout(5000)"), &gorm.Config{})
 }
 
 // r21ColumnInfo describes a column as the dialect's catalog has it.
