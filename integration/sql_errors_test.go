@@ -95,7 +95,7 @@ var hijackDDL = []string{
 	`CREATE OPERATOR evil.| (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.int8pl_evil)`,
 	`CREATE OPERATOR evil.>> (LEFTARG = bigint, RIGHTARG = int, FUNCTION = evil.int8_int4_evil)`,
 	`CREATE OPERATOR evil.<< (LEFTARG = bigint, RIGHTARG = int, FUNCTION = evil.int8_int4_evil)`,
-	`CREATE FUNCTION evil.sortid_raise(text, text, anyelement) RETURNS anyelement LANGUAGE sql AS $$SELECT $3$$`,
+	`CREATE FUNCTION evil.sortid_raise(text, text, anycompatible, anyelement) RETURNS anyelement LANGUAGE sql AS $$SELECT $4$$`,
 	`CREATE FUNCTION evil.huid_min(timestamptz) RETURNS bigint LANGUAGE sql AS $$SELECT 42::bigint$$`,
 }
 

@@ -24,7 +24,7 @@ const sqlReferencePage = "docs/SQL.md"
 var (
 	// A function's heading: name(arguments) → result, VOLATILITY[, STRICT]
 	// [, PARALLEL UNSAFE|RESTRICTED].
-	functionHeadingRE = regexp.MustCompile(`^### (\w+\(.*\) → [\w ]+, (?:VOLATILE|STABLE|IMMUTABLE)(?:, STRICT)?(?:, PARALLEL (?:UNSAFE|RESTRICTED))?)$`)
+	functionHeadingRE = regexp.MustCompile(`^### (\w+\(.*\) → [\w ]+(?:\[\])?, (?:VOLATILE|STABLE|IMMUTABLE)(?:, STRICT)?(?:, PARALLEL (?:UNSAFE|RESTRICTED))?)$`)
 	// A domain's heading: name: domain over base type.
 	domainHeadingRE = regexp.MustCompile(`^### (\w+: domain over [\w ]+)$`)
 	// An example with its result: a statement, then "-- result".

@@ -44,9 +44,9 @@ func ExampleApply() {
 	// Output:
 	// Apply: <nil>
 	// BEGIN SELECT pg_catalog.pg_advisory_xact_lock(126879511733604)
-	// 49 statements, COMMIT
-	// Apply: migrations: 0001_sortid.up.sql statement 4: permission denied for schema public
-	// 5 statements, ROLLBACK
+	// 51 statements, COMMIT
+	// Apply: migrations: 0001_sortid.up.sql statement 2: permission denied for schema public
+	// 3 statements, ROLLBACK
 }
 
 // standIn is a database/sql connector whose connections record BEGIN, the

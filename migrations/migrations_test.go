@@ -194,7 +194,7 @@ func TestGooseFromUpDown(t *testing.T) {
 
 var (
 	// declRE matches a function's argument list and result type.
-	declRE = regexp.MustCompile(`(?m)^CREATE OR REPLACE FUNCTION (\w+)\(([^)]*)\)\s*RETURNS ([\w. ]+?)\s*$`)
+	declRE = regexp.MustCompile(`(?m)^CREATE OR REPLACE FUNCTION (\w+)\(([^)]*)\)\s*RETURNS ([\w. ]+?)(?:\[\])?\s*$`)
 	// guardRE matches the list of bare type names the guard checks.
 	guardRE = regexp.MustCompile(`FOREACH typ IN ARRAY ARRAY\[([^\]]*)\] LOOP`)
 	// keywordTypes are type names that are SQL keywords: the grammar maps them to

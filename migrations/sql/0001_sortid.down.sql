@@ -1,87 +1,85 @@
--- sortid 0001 down: drops everything 0001_sortid.up.sql created, dependents first.
--- sortid's objects are the functions and domains of the current schema whose comment
--- starts with "sortid". Before dropping any of them, the DO block raises SQLSTATE 2BP01
--- naming every other object that still uses one (a column type or default, an index, a
--- view, a function, ...): a down that cannot finish then changes nothing, even when its
--- statements run one by one outside a transaction. The DROPs have no CASCADE, so they
--- never touch data either. The session settings sortid.huid_state, sortid.huid_key and
--- sortid.scru128_state are not objects; they vanish with the session.
+-- sortid 0001 down: drops the objects sortid_objects() names in the current schema, in
+-- its order (dependents first); other schemas, other sortid installs included, are not
+-- touched, and a schema without sortid_objects() is left as it is. One statement, so it
+-- drops all or nothing with every tool, in a transaction or not. It first raises
+-- SQLSTATE 2BP01 naming every other object that still uses a sortid object: what
+-- PostgreSQL records a dependency for (a column type or default, an index, a view, a
+-- SQL-standard function body, ...) and every function whose body text names a sortid
+-- function of this schema (PL/pgSQL and quoted SQL bodies, for which it records none;
+-- a name qualified with another schema does not count). The DROPs have no CASCADE, so
+-- they never touch data either. The session settings sortid.huid_state, sortid.huid_key
+-- and sortid.scru128_state are not objects; they vanish with the session.
 DO $sortid$
 DECLARE
+  schema_name pg_catalog.text := pg_catalog.current_schema();
+  objects pg_catalog.text[];
+  names pg_catalog.text[];
   users pg_catalog.text;
+  entry pg_catalog.text;
 BEGIN
-  WITH ours AS (
-    SELECT 'pg_catalog.pg_proc'::pg_catalog.regclass AS classid, p.oid AS objid
-    FROM pg_catalog.pg_proc p
-    WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.current_schema()::pg_catalog.regnamespace
-      AND pg_catalog.obj_description(p.oid, 'pg_proc') OPERATOR(pg_catalog.~~) 'sortid%'
+  IF pg_catalog.to_regprocedure(pg_catalog.format('%I.sortid_objects()', schema_name)) IS NULL THEN
+    RETURN;
+  END IF;
+  EXECUTE pg_catalog.format('SELECT %I.sortid_objects()', schema_name) INTO objects;
+  SELECT pg_catalog.array_agg(pg_catalog.split_part(pg_catalog.substr(e, 10), '(', 1))
+  INTO names
+  FROM pg_catalog.unnest(objects) AS e
+  WHERE e OPERATOR(pg_catalog.~~) 'function %';
+
+  WITH listed AS (
+    SELECT CASE WHEN e OPERATOR(pg_catalog.~~) 'function %'
+             THEN 'pg_catalog.pg_proc'::pg_catalog.regclass ELSE 'pg_catalog.pg_type'::pg_catalog.regclass END AS classid,
+           CASE WHEN e OPERATOR(pg_catalog.~~) 'function %'
+             THEN pg_catalog.to_regprocedure(pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 10)))::pg_catalog.oid
+             ELSE pg_catalog.to_regtype(pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 8)))::pg_catalog.oid END AS objid
+    FROM pg_catalog.unnest(objects) AS e
+  ),
+  ours AS ( -- with the domains' array types, which a huid[] column uses
+    SELECT classid, objid FROM listed
     UNION ALL
-    SELECT 'pg_catalog.pg_type'::pg_catalog.regclass, t.oid
-    FROM pg_catalog.pg_type t
-    WHERE t.typnamespace OPERATOR(pg_catalog.=) pg_catalog.current_schema()::pg_catalog.regnamespace
-      AND t.typtype OPERATOR(pg_catalog.=) 'd'
-      AND pg_catalog.obj_description(t.oid, 'pg_type') OPERATOR(pg_catalog.~~) 'sortid%'
+    SELECT l.classid, t.typarray FROM listed l
+    JOIN pg_catalog.pg_type t ON l.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass
+                             AND t.oid OPERATOR(pg_catalog.=) l.objid
+  ),
+  recorded AS (
+    SELECT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid)
+           OPERATOR(pg_catalog.||) ' (uses '
+           OPERATOR(pg_catalog.||) pg_catalog.pg_describe_object(d.refclassid, d.refobjid, 0)
+           OPERATOR(pg_catalog.||) ')' AS user_
+    FROM pg_catalog.pg_depend d
+    JOIN ours o ON o.classid OPERATOR(pg_catalog.=) d.refclassid AND o.objid OPERATOR(pg_catalog.=) d.refobjid
+    WHERE d.deptype OPERATOR(pg_catalog.=) 'n'
+      AND NOT EXISTS (SELECT FROM ours x
+                      WHERE x.classid OPERATOR(pg_catalog.=) d.classid AND x.objid OPERATOR(pg_catalog.=) d.objid)
+  ),
+  named AS (
+    SELECT pg_catalog.pg_describe_object('pg_catalog.pg_proc'::pg_catalog.regclass, p.oid, 0)
+           OPERATOR(pg_catalog.||) ' (its body calls '
+           OPERATOR(pg_catalog.||) pg_catalog.lower(m[2])
+           OPERATOR(pg_catalog.||) ')' AS user_
+    FROM pg_catalog.pg_proc p
+    CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosrc,
+           '(?:(\w+|"[^"]+")\s*\.\s*)?\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
+             OPERATOR(pg_catalog.||) ')\M', 'gi') AS m
+    WHERE p.pronamespace OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog'::pg_catalog.regnamespace,
+                                                            'information_schema'::pg_catalog.regnamespace])
+      AND p.proname OPERATOR(pg_catalog.<>) ALL (names)
+      AND (m[1] IS NULL OR pg_catalog.lower(m[1]) OPERATOR(pg_catalog.=) schema_name
+           OR pg_catalog.btrim(m[1], '"') OPERATOR(pg_catalog.=) schema_name)
   )
-  SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid)
-                               OPERATOR(pg_catalog.||) ' (uses '
-                               OPERATOR(pg_catalog.||) pg_catalog.pg_describe_object(d.refclassid, d.refobjid, 0)
-                               OPERATOR(pg_catalog.||) ')', ', ')
+  SELECT pg_catalog.string_agg(DISTINCT u.user_, ', ')
   INTO users
-  FROM pg_catalog.pg_depend d
-  JOIN ours o ON o.classid OPERATOR(pg_catalog.=) d.refclassid AND o.objid OPERATOR(pg_catalog.=) d.refobjid
-  WHERE d.deptype OPERATOR(pg_catalog.=) 'n'
-    AND NOT EXISTS (SELECT FROM ours x
-                    WHERE x.classid OPERATOR(pg_catalog.=) d.classid AND x.objid OPERATOR(pg_catalog.=) d.objid);
+  FROM (SELECT user_ FROM recorded UNION ALL SELECT user_ FROM named) AS u;
   IF users IS NOT NULL THEN
     RAISE EXCEPTION USING ERRCODE = '2BP01',
-      MESSAGE = 'sortid down: nothing dropped, sortid objects are still used by ' OPERATOR(pg_catalog.||) users,
-      HINT = 'Drop or alter those objects first.';
+      MESSAGE = pg_catalog.format('sortid down: nothing dropped from schema %s, sortid objects are still used by %s',
+                                  schema_name, users),
+      HINT = 'Drop or alter those objects first. A function body that names a sortid function counts as using it; name another schema''s sortid function schema-qualified.';
   END IF;
+
+  FOREACH entry IN ARRAY objects LOOP
+    EXECUTE pg_catalog.format('DROP %s IF EXISTS %I.%s', pg_catalog.split_part(entry, ' ', 1), schema_name,
+                              pg_catalog.substr(entry, pg_catalog.strpos(entry, ' ') OPERATOR(pg_catalog.+) 1));
+  END LOOP;
 END
 $sortid$;
-
-DROP DOMAIN IF EXISTS scru128_bytes;
-
-DROP FUNCTION IF EXISTS scru128_max_bytea(pg_catalog.timestamptz);
-
-DROP FUNCTION IF EXISTS scru128_min_bytea(pg_catalog.timestamptz);
-
-DROP FUNCTION IF EXISTS scru128_from_text_bytea(pg_catalog.text);
-
-DROP FUNCTION IF EXISTS scru128_to_text(pg_catalog.text);
-
-DROP FUNCTION IF EXISTS scru128_timestamp(pg_catalog.text);
-
-DROP FUNCTION IF EXISTS scru128_to_text(pg_catalog.bytea);
-
-DROP FUNCTION IF EXISTS scru128_timestamp(pg_catalog.bytea);
-
-DROP FUNCTION IF EXISTS scru128_generate_bytea();
-
-DROP FUNCTION IF EXISTS scru128_from_text(pg_catalog.text);
-
-DROP FUNCTION IF EXISTS scru128_to_text(pg_catalog.uuid);
-
-DROP FUNCTION IF EXISTS scru128_max(pg_catalog.timestamptz);
-
-DROP FUNCTION IF EXISTS scru128_min(pg_catalog.timestamptz);
-
-DROP FUNCTION IF EXISTS scru128_timestamp(pg_catalog.uuid);
-
-DROP FUNCTION IF EXISTS scru128_generate();
-
-DROP FUNCTION IF EXISTS huid_max(pg_catalog.timestamptz);
-
-DROP FUNCTION IF EXISTS huid_min(pg_catalog.timestamptz);
-
-DROP FUNCTION IF EXISTS huid_timestamp(bigint);
-
-DROP FUNCTION IF EXISTS huid_generate_at(pg_catalog.timestamptz);
-
-DROP FUNCTION IF EXISTS huid_generate();
-
-DROP FUNCTION IF EXISTS sortid_huid_mix(bigint, bigint);
-
-DROP FUNCTION IF EXISTS sortid_raise(pg_catalog.text, pg_catalog.text, anyelement);
-
-DROP DOMAIN IF EXISTS huid;

@@ -1,29 +1,32 @@
 -- sortid 0001: PostgreSQL functions for HUID (bigint) and SCRU128 v1.0.2 (uuid/bytea).
 --
--- Needs PostgreSQL 15 or later and no extension. Runs in whatever schema is first in the
--- search_path at migration time (nothing hard-codes "public"). Safe to run twice:
--- CREATE OR REPLACE everywhere, domain creation guarded.
+-- Needs PostgreSQL 15 or later and no extension. Creates its objects in the first schema
+-- of the search_path at migration time (nothing hard-codes "public"); a database can hold
+-- one install per schema, each using only its own objects and pg_catalog's. Safe to run
+-- twice: CREATE OR REPLACE everywhere, domain creation guarded. sortid_objects() names
+-- every object created here; the guard at the end and the down migration go by that
+-- list, never by COMMENTs, which anyone may change.
 --
 -- search_path / hijacking: every LANGUAGE sql function has a SQL-standard body (RETURN
 -- expr), parsed once at CREATE time and stored as object OIDs, so the caller's
 -- search_path never changes what it calls, and no SET clause is needed (a SET clause
--- would forbid inlining huid_generate()). Built-in functions are written
--- pg_catalog-qualified, but not every operator in the bodies and the huid domain's CHECK
--- is, and type names in the functions' argument and result lists are written bare
--- (uuid, text, timestamptz, bytea, anyelement, and keywords such as bigint), because
--- schema readers such as sqlc map only the bare names to Go types. All are resolved once,
--- at CREATE time, so the guard below refuses to migrate unless pg_catalog is searched
--- before every other schema (the search_path does not name it) and no temporary type
--- shadows a type name, and the guard at the end refuses when an operator elsewhere
--- matched better than pg_catalog's: a hostile search_path at migration time cannot
--- capture them. PL/pgSQL
--- bodies are parsed at run time: sortid_raise and scru128_generate pin
--- SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on huid_generate()'s hot path,
--- qualifies every function and operator instead.
+-- would forbid inlining). Built-in functions and operators in the bodies and the domain
+-- CHECKs are written pg_catalog-qualified, so the migration's search_path cannot capture
+-- them either (OPERATOR(pg_catalog.x) has one precedence for every operator: hence the
+-- parentheses). Two things are resolved through the search_path at CREATE time, and the
+-- guards check them: the type names in argument and result lists, written bare (uuid,
+-- text, timestamptz, bytea, anyelement, anycompatible) because schema readers such as
+-- sqlc map only the bare names to Go types; and the calls between sortid functions,
+-- which must find this schema's. PL/pgSQL bodies are parsed at run time: sortid_raise and
+-- scru128_generate pin SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on
+-- huid_generate()'s hot path, qualifies every function and operator instead.
 --
--- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, message, model),
--- a VOLATILE PL/pgSQL helper: VOLATILE, so the planner never pre-evaluates it and a CASE
--- branch not taken never raises. Every message names the offending value.
+-- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, format, value, model)
+-- in a CASE branch. sortid_raise is IMMUTABLE, so that the IMMUTABLE functions calling it
+-- can be inlined into the caller's query (no function call per row); every message
+-- names the offending value, so the planner can pre-evaluate a call only where that
+-- value is a constant, which then raises when the statement is planned. A NULL argument
+-- gives NULL: the CASEs have no branch for it (STRICT would also forbid inlining).
 --
 -- Time: timestamptz arguments are instants; a literal without an offset, such as
 -- huid_min('2026-06-01'), is read in the session's TimeZone, so write UTC bounds with
@@ -36,17 +39,16 @@
 -- Session state, in custom settings set with set_config(..., false); do not set them:
 --   sortid.huid_state, sortid.huid_key   huid_generate() (see its comment)
 --   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
--- Settings changed in a (sub)transaction that rolls back revert with it.
+-- Settings changed in a (sub)transaction that rolls back revert with it. Installs in
+-- several schemas share them, which keeps one session's HUIDs distinct across schemas.
 
 -- Guard: the objects below are created in the first schema of the search_path, which
 -- must be neither pg_catalog (a superuser would put them among the system's, where
 -- pg_dump does not see them) nor pg_temp (gone with the session, and never searched for
--- functions). The built-ins the functions use must be pg_catalog's: the SQL-standard
--- bodies and the bare type names are resolved here, once, and not every operator is
--- qualified, so pg_catalog must be searched before every other schema, as it is when the
--- search_path does not name it; and the session's temporary schema, searched for types
--- even before pg_catalog, must not shadow a type name. Otherwise raise SQLSTATE 22023
--- naming the path and the schema or shadowing type.
+-- functions). The type names the functions declare bare must mean pg_catalog's types: a
+-- schema searched before pg_catalog (when the search_path names pg_catalog late) or the
+-- session's temporary schema (searched for types even before pg_catalog) must not
+-- shadow them. Otherwise raise SQLSTATE 22023 naming the path and the schema or type.
 DO $sortid$
 DECLARE
   typ pg_catalog.text;
@@ -60,15 +62,7 @@ BEGIN
                                   pg_catalog.current_setting('search_path'), pg_catalog.current_schema()),
       HINT = 'Name only the schema the functions belong in, e.g. SET search_path = app.';
   END IF;
-  IF 'pg_catalog' OPERATOR(pg_catalog.=) ANY (pg_catalog.current_schemas(false)) THEN
-    RAISE EXCEPTION USING ERRCODE = '22023',
-      MESSAGE = pg_catalog.format('sortid: search_path %s searches %s before pg_catalog, which could then capture the built-ins the sortid functions use',
-                                  pg_catalog.current_setting('search_path'),
-                                  pg_catalog.array_to_string((pg_catalog.current_schemas(false))[1:pg_catalog.array_position(
-                                    pg_catalog.current_schemas(false), 'pg_catalog') OPERATOR(pg_catalog.-) 1], ', ')),
-      HINT = 'Do not name pg_catalog in the search_path (it is then searched first), e.g. SET search_path = app.';
-  END IF;
-  FOREACH typ IN ARRAY ARRAY['anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
+  FOREACH typ IN ARRAY ARRAY['anycompatible', 'anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
     SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO found
     FROM pg_catalog.pg_type t
     JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
@@ -77,11 +71,46 @@ BEGIN
       RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = pg_catalog.format('sortid: search_path %s makes the type name %s mean %s, not pg_catalog.%s',
                                     pg_catalog.current_setting('search_path'), typ, found, typ),
-        HINT = pg_catalog.format('The sortid functions declare their types by bare name: drop %s, or migrate in a session without it.', found);
+        HINT = pg_catalog.format('The sortid functions declare their types by bare name: drop %s, or migrate with a search_path that does not name pg_catalog, e.g. SET search_path = app.', found);
     END IF;
   END LOOP;
 END
 $sortid$;
+
+-- sortid_objects names every object this migration creates, in the order the down
+-- migration drops them (dependents first): 'function name(argument types)' or
+-- 'domain name', relative to the schema they are in.
+CREATE OR REPLACE FUNCTION sortid_objects()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY[
+  'domain scru128_bytes',
+  'function scru128_max_bytea(pg_catalog.timestamptz)',
+  'function scru128_min_bytea(pg_catalog.timestamptz)',
+  'function scru128_from_text_bytea(pg_catalog.text)',
+  'function scru128_to_text(pg_catalog.text)',
+  'function scru128_timestamp(pg_catalog.text)',
+  'function scru128_to_text(pg_catalog.bytea)',
+  'function scru128_timestamp(pg_catalog.bytea)',
+  'function scru128_generate_bytea()',
+  'function scru128_from_text(pg_catalog.text)',
+  'function scru128_to_text(pg_catalog.uuid)',
+  'function scru128_max(pg_catalog.timestamptz)',
+  'function scru128_min(pg_catalog.timestamptz)',
+  'function scru128_timestamp(pg_catalog.uuid)',
+  'function scru128_generate()',
+  'function huid_max(pg_catalog.timestamptz)',
+  'function huid_min(pg_catalog.timestamptz)',
+  'function huid_timestamp(bigint)',
+  'function huid_generate_at(pg_catalog.timestamptz)',
+  'function huid_generate()',
+  'function sortid_huid_mix(bigint, bigint)',
+  'function sortid_raise(pg_catalog.text, pg_catalog.text, pg_catalog.anycompatible, pg_catalog.anyelement)',
+  'domain huid',
+  'function sortid_objects()'
+]::pg_catalog.text[];
+
+COMMENT ON FUNCTION sortid_objects() IS 'sortid internal: the objects of this sortid install, in drop order; the migrations identify sortid objects by this list alone.';
 
 -- huid: domain for columns holding a HUID (a non-negative bigint).
 DO $sortid$
@@ -89,29 +118,35 @@ BEGIN
   IF NOT EXISTS (
     SELECT 1
     FROM pg_catalog.pg_type t
-    JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-    WHERE t.typname = 'huid' AND t.typtype = 'd' AND n.nspname = pg_catalog.current_schema()
+    JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+    WHERE t.typname OPERATOR(pg_catalog.=) 'huid' AND t.typtype OPERATOR(pg_catalog.=) 'd'
+      AND n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()
   ) THEN
-    CREATE DOMAIN huid AS bigint CONSTRAINT huid_nonnegative CHECK (VALUE >= 0);
+    CREATE DOMAIN huid AS bigint CONSTRAINT huid_nonnegative CHECK (VALUE OPERATOR(pg_catalog.>=) 0);
   END IF;
 END
 $sortid$;
 
 COMMENT ON DOMAIN huid IS 'sortid: HUID, a 63-bit time-sortable id: (unix_ms - 1767225600000) << 21 | random21.';
 
--- sortid_raise raises an error with the given SQLSTATE and message; the third argument
--- only fixes the (never returned) result type, e.g. NULL::bigint.
-CREATE OR REPLACE FUNCTION sortid_raise(p_code text, p_message text, p_model anyelement)
+-- sortid_raise raises an error with the given SQLSTATE and the message format(p_message,
+-- p_value); the last argument only fixes the (never returned) result type, e.g.
+-- NULL::bigint. The value is formatted here, at run time, as a cast to text in the
+-- caller would be only STABLE for a timestamptz and forbid inlining. IMMUTABLE: see
+-- "Errors" above. COST 1, as it runs only on bad input: at the default cost of 100 the
+-- planner would price every row of an inlined caller as if it raised, and a plain scan
+-- would cross jit_above_cost.
+CREATE OR REPLACE FUNCTION sortid_raise(p_code text, p_message text, p_value anycompatible, p_model anyelement)
 RETURNS anyelement
-LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1
 SET search_path = pg_catalog, pg_temp
 AS $sortid$
 BEGIN
-  RAISE EXCEPTION USING ERRCODE = p_code, MESSAGE = p_message;
+  RAISE EXCEPTION USING ERRCODE = p_code, MESSAGE = format(p_message, p_value);
 END
 $sortid$;
 
-COMMENT ON FUNCTION sortid_raise(text, text, anyelement) IS 'sortid internal: raise an error (SQLSTATE, message) from a LANGUAGE sql function. VOLATILE so it is never constant-folded.';
+COMMENT ON FUNCTION sortid_raise(text, text, anycompatible, anyelement) IS 'sortid internal: raise an error (SQLSTATE, format(message, value)) from a LANGUAGE sql function; callers pass the offending value, so it is pre-evaluated only for constant input.';
 
 ------------------------------------------------------------------------------------------
 -- HUID
@@ -164,25 +199,31 @@ COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of
 -- bound of 2^21 values per millisecond; treat a unique violation as retryable.
 -- The window check and the position read the clock separately; they can only disagree
 -- within a microsecond of the 2165 edge, where the position is clamped to the window.
+-- A setting whose first assignment in the session rolled back reads as '', not NULL:
+-- '0' || state reads it as 0 (the clock then wins), and the key is redrawn. NULLIF
+-- would say this shorter, but its = operator cannot be written qualified.
 CREATE OR REPLACE FUNCTION huid_generate()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN CASE
-  WHEN pg_catalog.clock_timestamp() >= TIMESTAMPTZ '2026-01-01 00:00:00+00'
-   AND pg_catalog.clock_timestamp() < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
+  WHEN pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+   AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
   THEN sortid_huid_mix(
          pg_catalog.set_config('sortid.huid_state',
-           GREATEST(NULLIF(pg_catalog.current_setting('sortid.huid_state', true), '')::bigint + 1,
-                    LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) - 1767225600) * 2097152000,
+           GREATEST(('0' OPERATOR(pg_catalog.||) pg_catalog.current_setting('sortid.huid_state', true))::bigint
+                      OPERATOR(pg_catalog.+) 1,
+                    LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.-) 1767225600)
+                            OPERATOR(pg_catalog.*) 2097152000,
                           9223372036854774784)::bigint)::pg_catalog.text, false)::bigint,
-         COALESCE(NULLIF(pg_catalog.current_setting('sortid.huid_key', true), '')::bigint,
+         COALESCE(CASE WHEN pg_catalog.textne(pg_catalog.current_setting('sortid.huid_key', true), '')
+                       THEN pg_catalog.current_setting('sortid.huid_key', true) END::bigint,
                   pg_catalog.set_config('sortid.huid_key',
-                    ('x' || pg_catalog.translate(pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 18), '-', ''))
+                    ('x' OPERATOR(pg_catalog.||)
+                       pg_catalog.translate(pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 18), '-', ''))
                       ::bit(64)::bigint::pg_catalog.text, false)::bigint))
   ELSE sortid_raise('22008',
-         'huid_generate: clock ' || pg_catalog.clock_timestamp()::pg_catalog.text
-         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         NULL::bigint)
+         'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         pg_catalog.clock_timestamp(), NULL::bigint)
 END;
 
 COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp(); within a session and millisecond the 21 low bits are distinct and uniformly distributed (a keyed permutation of a per-session counter), also after a rollback; other sessions collide at the birthday bound; errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
@@ -191,15 +232,19 @@ COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_tim
 -- bits; no dedupe. Raises SQLSTATE 22008 naming the time when it is outside the window.
 CREATE OR REPLACE FUNCTION huid_generate_at(ts timestamptz)
 RETURNS bigint
-LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
+LANGUAGE sql VOLATILE PARALLEL SAFE
 RETURN CASE
-  WHEN ts >= TIMESTAMPTZ '2026-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
-  THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21)
-       | (('x' || pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint & 2097151)
-  ELSE sortid_raise('22008',
-         'huid_generate_at: ' || ts::pg_catalog.text
-         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         NULL::bigint)
+  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
+  THEN (((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+          OPERATOR(pg_catalog.-) 1767225600000)::bigint OPERATOR(pg_catalog.<<) 21)
+       OPERATOR(pg_catalog.|)
+       (('x' OPERATOR(pg_catalog.||) pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint
+          OPERATOR(pg_catalog.&) 2097151))
+  WHEN ts IS NOT NULL
+  THEN sortid_raise('22008',
+         'huid_generate_at: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         ts, NULL::bigint)
 END;
 
 COMMENT ON FUNCTION huid_generate_at(pg_catalog.timestamptz) IS 'sortid: HUID for the given time (millisecond floor) with 21 fresh CSPRNG bits, for backfills; errors outside the HUID window.';
@@ -208,13 +253,16 @@ COMMENT ON FUNCTION huid_generate_at(pg_catalog.timestamptz) IS 'sortid: HUID fo
 -- the value for negative input (not a HUID).
 CREATE OR REPLACE FUNCTION huid_timestamp(id bigint)
 RETURNS timestamptz
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
-  WHEN id >= 0
-  THEN (TIMESTAMP '2026-01-01 00:00:00' + INTERVAL '1 millisecond' * (id >> 21)) AT TIME ZONE 'UTC'
-  ELSE sortid_raise('22003',
-         'huid_timestamp: ' || id::pg_catalog.text || ' is not a valid HUID (negative)',
-         NULL::pg_catalog.timestamptz)
+  WHEN id OPERATOR(pg_catalog.>=) 0
+  THEN (TIMESTAMP '2026-01-01 00:00:00'
+        OPERATOR(pg_catalog.+) (INTERVAL '1 millisecond' OPERATOR(pg_catalog.*) (id OPERATOR(pg_catalog.>>) 21)))
+       AT TIME ZONE 'UTC'
+  WHEN id IS NOT NULL
+  THEN sortid_raise('22003',
+         'huid_timestamp: %s is not a valid HUID (negative)',
+         id, NULL::pg_catalog.timestamptz)
 END;
 
 COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a HUID; errors for negative values.';
@@ -227,14 +275,16 @@ COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a
 -- Raises SQLSTATE 22008 naming the time outside the HUID window.
 CREATE OR REPLACE FUNCTION huid_min(ts timestamptz)
 RETURNS bigint
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
-  WHEN ts >= TIMESTAMPTZ '2026-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
-  THEN (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21
-  ELSE sortid_raise('22008',
-         'huid_min: ' || ts::pg_catalog.text
-         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         NULL::bigint)
+  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
+  THEN (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+         OPERATOR(pg_catalog.-) 1767225600000)::bigint OPERATOR(pg_catalog.<<) 21
+  WHEN ts IS NOT NULL
+  THEN sortid_raise('22008',
+         'huid_min: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         ts, NULL::bigint)
 END;
 
 COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID of the millisecond containing ts (for range scans and partition bounds); errors outside the HUID window.';
@@ -243,14 +293,17 @@ COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID o
 -- millisecond included.
 CREATE OR REPLACE FUNCTION huid_max(ts timestamptz)
 RETURNS bigint
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
-  WHEN ts >= TIMESTAMPTZ '2026-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2165-05-15 07:35:11.104+00'
-  THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1767225600000)::bigint << 21) | 2097151
-  ELSE sortid_raise('22008',
-         'huid_max: ' || ts::pg_catalog.text
-         || ' is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         NULL::bigint)
+  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
+  THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+          OPERATOR(pg_catalog.-) 1767225600000)::bigint OPERATOR(pg_catalog.<<) 21)
+       OPERATOR(pg_catalog.|) 2097151
+  WHEN ts IS NOT NULL
+  THEN sortid_raise('22008',
+         'huid_max: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+         ts, NULL::bigint)
 END;
 
 COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of the millisecond containing ts (for range scans); errors outside the HUID window.';
@@ -338,8 +391,10 @@ CREATE OR REPLACE FUNCTION scru128_timestamp(id uuid)
 RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (TIMESTAMP '2020-01-01 00:00:00'
-        + INTERVAL '1 millisecond'
-          * ('x' || pg_catalog.left(pg_catalog.replace(id::pg_catalog.text, '-', ''), 11))::bit(44)::bigint
+        OPERATOR(pg_catalog.+)
+        (INTERVAL '1 millisecond'
+         OPERATOR(pg_catalog.*)
+         ('x' OPERATOR(pg_catalog.||) pg_catalog.left(pg_catalog.replace(id::pg_catalog.text, '-', ''), 11))::bit(44)::bigint)
        ) AT TIME ZONE 'UTC';
 
 COMMENT ON FUNCTION scru128_timestamp(pg_catalog.uuid) IS 'sortid: millisecond encoded in a SCRU128 ID.';
@@ -350,16 +405,18 @@ COMMENT ON FUNCTION scru128_timestamp(pg_catalog.uuid) IS 'sortid: millisecond e
 -- they are valid range bounds); raises SQLSTATE 22008 naming the time outside it.
 CREATE OR REPLACE FUNCTION scru128_min(ts timestamptz)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
-  WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
+  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
+   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00'
   THEN (pg_catalog.lpad(pg_catalog.to_hex(
-          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1577836800000)::bigint), 11, '0')
-        || '000000000000000000000')::pg_catalog.uuid
-  ELSE sortid_raise('22008',
-         'scru128_min: ' || ts::pg_catalog.text
-         || ' is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
-         NULL::pg_catalog.uuid)
+          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+           OPERATOR(pg_catalog.-) 1577836800000)::bigint), 11, '0')
+        OPERATOR(pg_catalog.||) '000000000000000000000')::pg_catalog.uuid
+  WHEN ts IS NOT NULL
+  THEN sortid_raise('22008',
+         'scru128_min: %s is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
+         ts, NULL::pg_catalog.uuid)
 END;
 
 COMMENT ON FUNCTION scru128_min(pg_catalog.timestamptz) IS 'sortid: smallest SCRU128 ID (uuid) of the millisecond containing ts.';
@@ -368,31 +425,36 @@ COMMENT ON FUNCTION scru128_min(pg_catalog.timestamptz) IS 'sortid: smallest SCR
 -- that timestamp with all other bits 1. Same range as scru128_min.
 CREATE OR REPLACE FUNCTION scru128_max(ts timestamptz)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
-  WHEN ts >= TIMESTAMPTZ '2020-01-01 00:00:00+00' AND ts < TIMESTAMPTZ '2577-06-22 06:20:44.416+00'
+  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
+   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00'
   THEN (pg_catalog.lpad(pg_catalog.to_hex(
-          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) * 1000) - 1577836800000)::bigint), 11, '0')
-        || 'fffffffffffffffffffff')::pg_catalog.uuid
-  ELSE sortid_raise('22008',
-         'scru128_max: ' || ts::pg_catalog.text
-         || ' is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
-         NULL::pg_catalog.uuid)
+          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+           OPERATOR(pg_catalog.-) 1577836800000)::bigint), 11, '0')
+        OPERATOR(pg_catalog.||) 'fffffffffffffffffffff')::pg_catalog.uuid
+  WHEN ts IS NOT NULL
+  THEN sortid_raise('22008',
+         'scru128_max: %s is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
+         ts, NULL::pg_catalog.uuid)
 END;
 
 COMMENT ON FUNCTION scru128_max(pg_catalog.timestamptz) IS 'sortid: largest SCRU128 ID (uuid) of the millisecond containing ts.';
 
 -- scru128_to_text returns the 26-digit canonical text (radix 32, digits 0-9A-V,
--- uppercase, leading zeros) of a SCRU128 ID.
+-- uppercase, leading zeros) of a SCRU128 ID. Its subquery keeps it from being inlined.
 CREATE OR REPLACE FUNCTION scru128_to_text(id uuid)
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (
   SELECT pg_catalog.string_agg(
            pg_catalog.substr('0123456789ABCDEFGHIJKLMNOPQRSTUV',
-                             pg_catalog.substring(s.b, i * 5 + 1, 5)::integer + 1, 1),
+                             pg_catalog.substring(s.b, (i OPERATOR(pg_catalog.*) 5) OPERATOR(pg_catalog.+) 1, 5)::integer
+                               OPERATOR(pg_catalog.+) 1,
+                             1),
            '' ORDER BY i)
-  FROM (SELECT (B'00' || ('x' || pg_catalog.replace(id::pg_catalog.text, '-', ''))::bit(128))::bit(130) AS b) AS s,
+  FROM (SELECT (B'00' OPERATOR(pg_catalog.||)
+                ('x' OPERATOR(pg_catalog.||) pg_catalog.replace(id::pg_catalog.text, '-', ''))::bit(128))::bit(130) AS b) AS s,
        pg_catalog.generate_series(0, 25) AS i
 );
 
@@ -401,28 +463,34 @@ COMMENT ON FUNCTION scru128_to_text(pg_catalog.uuid) IS 'sortid: 26-digit canoni
 -- scru128_from_text parses the 26-digit text, case-insensitively. Raises SQLSTATE 22P02
 -- naming the input unless it is exactly 26 digits of 0-9A-Va-v and at most
 -- 7VVVVVVVVVVVVVVVVVVVVVVVVV (2^128-1). Reserved timestamps are accepted, as upstream.
+-- Its subquery keeps it from being inlined.
 CREATE OR REPLACE FUNCTION scru128_from_text(s text)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
-  WHEN s ~ '^[01234567][0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuv]{25}$'
+  WHEN s OPERATOR(pg_catalog.~) '^[01234567][0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuv]{25}$'
   THEN (
     SELECT (pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.substring(d.b, 3, 64)::bigint), 16, '0')
-            || pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.substring(d.b, 67, 64)::bigint), 16, '0'))::pg_catalog.uuid
+            OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.substring(d.b, 67, 64)::bigint), 16, '0')
+           )::pg_catalog.uuid
     FROM (
       SELECT pg_catalog.string_agg(
                ((pg_catalog.strpos('0123456789ABCDEFGHIJKLMNOPQRSTUV',
                                    pg_catalog.translate(pg_catalog.substr(s, i, 1),
-                                                        'abcdefghijklmnopqrstuv', 'ABCDEFGHIJKLMNOPQRSTUV')) - 1
+                                                        'abcdefghijklmnopqrstuv', 'ABCDEFGHIJKLMNOPQRSTUV'))
+                 OPERATOR(pg_catalog.-) 1
                 )::bit(5))::pg_catalog.text,
                '' ORDER BY i)::bit(130) AS b
       FROM pg_catalog.generate_series(1, 26) AS i
     ) AS d
   )
   ELSE sortid_raise('22P02',
-         'scru128_from_text: invalid SCRU128 text ' || pg_catalog.quote_literal(pg_catalog.left(s, 100))
-         || CASE WHEN pg_catalog.length(s) > 100 THEN '... (' || pg_catalog.length(s)::pg_catalog.text || ' chars)' ELSE '' END
-         || ': want 26 digits 0-9A-V (any case), at most 7VVVVVVVVVVVVVVVVVVVVVVVVV',
+         'scru128_from_text: invalid SCRU128 text %s: want 26 digits 0-9A-V (any case), at most 7VVVVVVVVVVVVVVVVVVVVVVVVV',
+         pg_catalog.quote_literal(pg_catalog.left(s, 100))
+         OPERATOR(pg_catalog.||) CASE WHEN pg_catalog.length(s) OPERATOR(pg_catalog.>) 100
+                                      THEN '... (' OPERATOR(pg_catalog.||) pg_catalog.length(s)::pg_catalog.text
+                                           OPERATOR(pg_catalog.||) ' chars)'
+                                      ELSE '' END,
          NULL::pg_catalog.uuid)
 END;
 
@@ -440,14 +508,14 @@ COMMENT ON FUNCTION scru128_generate_bytea() IS 'sortid: scru128_generate() as 1
 
 CREATE OR REPLACE FUNCTION scru128_timestamp(id bytea)
 RETURNS timestamptz
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
-  WHEN pg_catalog.octet_length(id) = 16
+  WHEN pg_catalog.octet_length(id) OPERATOR(pg_catalog.=) 16
   THEN scru128_timestamp(pg_catalog.encode(id, 'hex')::pg_catalog.uuid)
-  ELSE sortid_raise('22023',
-         'scru128_timestamp: bytea of length ' || pg_catalog.octet_length(id)::pg_catalog.text
-         || ' is not a SCRU128 ID (want 16 bytes)',
-         NULL::pg_catalog.timestamptz)
+  WHEN id IS NOT NULL
+  THEN sortid_raise('22023',
+         'scru128_timestamp: bytea of length %s is not a SCRU128 ID (want 16 bytes)',
+         pg_catalog.octet_length(id), NULL::pg_catalog.timestamptz)
 END;
 
 COMMENT ON FUNCTION scru128_timestamp(pg_catalog.bytea) IS 'sortid: millisecond encoded in a 16-byte SCRU128 ID; errors naming any other length.';
@@ -456,12 +524,11 @@ CREATE OR REPLACE FUNCTION scru128_to_text(id bytea)
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
-  WHEN pg_catalog.octet_length(id) = 16
+  WHEN pg_catalog.octet_length(id) OPERATOR(pg_catalog.=) 16
   THEN scru128_to_text(pg_catalog.encode(id, 'hex')::pg_catalog.uuid)
   ELSE sortid_raise('22023',
-         'scru128_to_text: bytea of length ' || pg_catalog.octet_length(id)::pg_catalog.text
-         || ' is not a SCRU128 ID (want 16 bytes)',
-         NULL::pg_catalog.text)
+         'scru128_to_text: bytea of length %s is not a SCRU128 ID (want 16 bytes)',
+         pg_catalog.octet_length(id), NULL::pg_catalog.text)
 END;
 
 COMMENT ON FUNCTION scru128_to_text(pg_catalog.bytea) IS 'sortid: 26-digit canonical text of a 16-byte SCRU128 ID; errors naming any other length.';
@@ -513,26 +580,46 @@ BEGIN
   IF NOT EXISTS (
     SELECT 1
     FROM pg_catalog.pg_type t
-    JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-    WHERE t.typname = 'scru128_bytes' AND t.typtype = 'd' AND n.nspname = pg_catalog.current_schema()
+    JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+    WHERE t.typname OPERATOR(pg_catalog.=) 'scru128_bytes' AND t.typtype OPERATOR(pg_catalog.=) 'd'
+      AND n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()
   ) THEN
     CREATE DOMAIN scru128_bytes AS pg_catalog.bytea
-      CONSTRAINT scru128_bytes_length CHECK (pg_catalog.octet_length(VALUE) = 16);
+      CONSTRAINT scru128_bytes_length CHECK (pg_catalog.octet_length(VALUE) OPERATOR(pg_catalog.=) 16);
   END IF;
 END
 $sortid$;
 
 COMMENT ON DOMAIN scru128_bytes IS 'sortid: SCRU128 ID as 16 big-endian bytes; any other length is refused.';
 
--- Guard, last: what the sortid functions and domains refer to, resolved above through
--- the search_path, must be pg_catalog's or their own. An operator in a schema searched
--- after pg_catalog still wins where it matches the argument types better (say
--- *(numeric, integer) against pg_catalog's *(numeric, numeric)); raise SQLSTATE 22023
--- naming the search_path and each such reference, undoing the migration.
+-- Guard, last: what the objects of sortid_objects() refer to must be pg_catalog's or
+-- this schema's. The calls between sortid functions are resolved through the
+-- search_path, and a function in another schema that matches the argument types better
+-- than this schema's would win (as would a better-matching operator or function, were
+-- any left bare); raise SQLSTATE 22023 naming the search_path and each such reference,
+-- undoing the migration. Objects of other schemas, other sortid installs included, are
+-- not looked at.
 DO $sortid$
 DECLARE
+  schema_name pg_catalog.text := pg_catalog.current_schema();
+  here pg_catalog.regnamespace := (SELECT n.oid FROM pg_catalog.pg_namespace n
+                                   WHERE n.nspname OPERATOR(pg_catalog.=) schema_name);
+  objects pg_catalog.text[];
   captured pg_catalog.text;
 BEGIN
+  EXECUTE pg_catalog.format('SELECT %I.sortid_objects()', schema_name) INTO objects;
+  WITH ours AS (
+    SELECT CASE WHEN p.oid IS NOT NULL THEN 'pg_catalog.pg_proc'::pg_catalog.regclass
+                ELSE 'pg_catalog.pg_constraint'::pg_catalog.regclass END AS classid,
+           COALESCE(p.oid, c.oid) AS objid
+    FROM pg_catalog.unnest(objects) AS e
+    LEFT JOIN pg_catalog.pg_proc p
+      ON p.oid OPERATOR(pg_catalog.=) CASE WHEN e OPERATOR(pg_catalog.~~) 'function %' THEN pg_catalog.to_regprocedure(
+           pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 10))) END
+    LEFT JOIN pg_catalog.pg_constraint c
+      ON c.contypid OPERATOR(pg_catalog.=) CASE WHEN e OPERATOR(pg_catalog.~~) 'domain %' THEN pg_catalog.to_regtype(
+           pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 8))) END
+  )
   SELECT pg_catalog.string_agg(pg_catalog.format('%s uses %s',
            pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
            (pg_catalog.pg_identify_object(d.refclassid, d.refobjid, d.refobjsubid)).type
@@ -540,21 +627,15 @@ BEGIN
              OPERATOR(pg_catalog.||) (pg_catalog.pg_identify_object(d.refclassid, d.refobjid, d.refobjsubid)).identity), '; ')
   INTO captured
   FROM pg_catalog.pg_depend d
-  WHERE (d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-         AND pg_catalog.obj_description(d.objid, 'pg_proc') OPERATOR(pg_catalog.~~) 'sortid%'
-         OR d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass
-         AND pg_catalog.obj_description((SELECT c.contypid FROM pg_catalog.pg_constraint c
-                                         WHERE c.oid OPERATOR(pg_catalog.=) d.objid), 'pg_type')
-             OPERATOR(pg_catalog.~~) 'sortid%')
-    AND (CASE d.refclassid
-           WHEN 'pg_catalog.pg_operator'::pg_catalog.regclass
+  JOIN ours o ON o.classid OPERATOR(pg_catalog.=) d.classid AND o.objid OPERATOR(pg_catalog.=) d.objid
+  WHERE (CASE
+           WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass
              THEN (SELECT o.oprnamespace FROM pg_catalog.pg_operator o WHERE o.oid OPERATOR(pg_catalog.=) d.refobjid)
-           WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass
+           WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
              THEN (SELECT p.pronamespace FROM pg_catalog.pg_proc p WHERE p.oid OPERATOR(pg_catalog.=) d.refobjid)
-           WHEN 'pg_catalog.pg_type'::pg_catalog.regclass
+           WHEN d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass
              THEN (SELECT t.typnamespace FROM pg_catalog.pg_type t WHERE t.oid OPERATOR(pg_catalog.=) d.refobjid)
-         END) OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog'::pg_catalog.regnamespace,
-                                                   pg_catalog.current_schema()::pg_catalog.regnamespace]);
+         END) OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog'::pg_catalog.regnamespace, here]);
   IF captured IS NOT NULL THEN
     RAISE EXCEPTION USING ERRCODE = '22023',
       MESSAGE = pg_catalog.format('sortid: search_path %s captured built-ins: %s',
