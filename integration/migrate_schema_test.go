@@ -117,7 +117,7 @@ func foreignReferences(t *testing.T, db *sql.DB, schema string) []string {
 // TestMigrateSchemaPerTenant installs sortid in public and, as the owner of
 // schema tenant_b with search_path tenant_b (the guard's advice), again in
 // tenant_b: both installs work, each uses only its own objects and
-// pg_catalog's, a function of another schema that calls tenant_b's
+// pg_catalog's, one session's HUIDs from both are distinct, a function of another schema that calls tenant_b's
 // qualified does not keep public's down from running, and down run in
 // tenant_b (with public still on its search_path, twice) removes tenant_b's
 // objects and nothing of public's.
@@ -154,6 +154,18 @@ func TestMigrateSchemaPerTenant(t *testing.T) {
 		if _, err := db.ExecContext(ctx, fmt.Sprintf("SELECT (-1)::%s.huid", schema)); err == nil {
 			t.Errorf("%s.huid accepts -1", schema)
 		}
+	}
+	// One session's HUIDs from both installs: one generator state.
+	seen := map[int64]bool{}
+	for range 500 {
+		var a, b int64
+		if err := tenant.QueryRowContext(ctx, "SELECT public.huid_generate(), tenant_b.huid_generate()").Scan(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		if seen[a] || seen[b] || a == b {
+			t.Fatalf("one session's HUIDs from public and tenant_b repeat: %d, %d", a, b)
+		}
+		seen[a], seen[b] = true, true
 	}
 	// public's function calling tenant_b's, qualified: a caller of tenant_b's.
 	if _, err := db.ExecContext(ctx, `CREATE FUNCTION public.tenant_id() RETURNS bigint LANGUAGE plpgsql
@@ -278,6 +290,10 @@ var downCallers = []struct {
 	{"PL/pgSQL procedure, schema-qualified call",
 		`CREATE PROCEDURE my_proc() LANGUAGE plpgsql AS $$BEGIN PERFORM public.scru128_generate_bytea(); END$$`, `DROP PROCEDURE my_proc()`,
 		"my_proc() (its body calls scru128_generate_bytea)"},
+	{"mention in a comment of a PL/pgSQL body",
+		"CREATE FUNCTION my_note() RETURNS int LANGUAGE plpgsql AS $$BEGIN -- unlike huid_min(now())\nRETURN 1; END$$",
+		`DROP FUNCTION my_note()`,
+		"function my_note() (its body calls huid_min)"},
 	{"huid[] column",
 		`CREATE TABLE by_array (ids huid[])`, `DROP TABLE by_array`,
 		"table by_array"},
@@ -463,5 +479,34 @@ func checkGenerated(t *testing.T, db *sql.DB, query string) {
 	}
 	if err := rows.Err(); err != nil || len(seen) != 2000 {
 		t.Fatalf("%d distinct keys (%v), want 2000", len(seen), err)
+	}
+}
+
+// TestMigrateDownWithoutList: in a schema that has huid_generate() but no
+// sortid_objects() (an install older than the list), down refuses with
+// SQLSTATE 55000 and drops nothing; after the up migration it works.
+func TestMigrateDownWithoutList(t *testing.T) {
+	t.Parallel()
+	_, db := migratedDatabase(t)
+	ctx := t.Context()
+	if _, err := db.ExecContext(ctx, "DROP FUNCTION sortid_objects()"); err != nil {
+		t.Fatal(err)
+	}
+	want := schemaObjects(t, db, "public")
+	_, err := db.ExecContext(ctx, migrations.Down())
+	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "no sortid_objects()") {
+		t.Errorf("down without sortid_objects(): %v, want SQLSTATE 55000 naming it", err)
+	}
+	if got := schemaObjects(t, db, "public"); !slices.Equal(got, want) {
+		t.Errorf("the refused down changed the schema: %v", got)
+	}
+	if err := migrations.Apply(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, migrations.Down()); err != nil {
+		t.Fatalf("down after up: %v", err)
+	}
+	if got := schemaObjects(t, db, "public"); len(got) != 0 {
+		t.Errorf("after down: %v", got)
 	}
 }

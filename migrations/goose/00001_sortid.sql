@@ -752,7 +752,8 @@ $sortid$;
 -- +goose Down
 -- sortid 0001 down: drops the objects sortid_objects() names in the current schema, in
 -- its order (dependents first); other schemas, other sortid installs included, are not
--- touched, and a schema without sortid_objects() is left as it is. One statement, so it
+-- touched; a schema without sortid_objects() is left as it is, and refused (55000) if it
+-- holds a huid_generate() of an install older than that list. One statement, so it
 -- drops all or nothing with every tool, in a transaction or not. It first raises
 -- SQLSTATE 2BP01 naming every other object that still uses a sortid object: what
 -- PostgreSQL records a dependency for (a column type or default, an index, a view, a
@@ -771,6 +772,12 @@ DECLARE
   entry pg_catalog.text;
 BEGIN
   IF pg_catalog.to_regprocedure(pg_catalog.format('%I.sortid_objects()', schema_name)) IS NULL THEN
+    IF pg_catalog.to_regprocedure(pg_catalog.format('%I.huid_generate()', schema_name)) IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = '55000',
+        MESSAGE = pg_catalog.format('sortid down: schema %s has huid_generate() but no sortid_objects(), so what to drop is unknown',
+                                    schema_name),
+        HINT = 'Run the up migration first (it is safe to run again; it adds sortid_objects()), then the down migration.';
+    END IF;
     RETURN;
   END IF;
   EXECUTE pg_catalog.format('SELECT %I.sortid_objects()', schema_name) INTO objects;
