@@ -1,6 +1,7 @@
 package gormtype
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 
@@ -55,6 +56,11 @@ type AutoID struct {
 	GenerateHUID func() (idtype.HUID, error)
 	// GenerateSCRU128 makes SCRU128s; nil means idtype.GenerateSCRU128.
 	GenerateSCRU128 func() (idtype.SCRU128, error)
+	// OnCollision, if not nil, is called once for each collision of fresh
+	// values that AutoID retries or ends with ErrKeyTaken (not with
+	// Retries < 0), with the Create's context, its table and the driver's
+	// error: count the calls to export collisions as a metric.
+	OnCollision func(ctx context.Context, table string, err error)
 }
 
 // Name implements gorm.Plugin.
@@ -282,6 +288,9 @@ func (p *plugin) retry(db *gorm.DB, st *createState) {
 		p.rollback(db, st)
 		if _, hit, _ := p.hitsFilled(db, st, st.raw); !hit {
 			return
+		}
+		if p.OnCollision != nil {
+			p.OnCollision(db.Statement.Context, tableName(db.Statement), st.raw)
 		}
 		if draws > p.retries() {
 			db.Error = fmt.Errorf("%w: %d draws for %s: %w", ErrKeyTaken, draws, tableName(db.Statement), st.raw)

@@ -1,6 +1,7 @@
 package gormtype_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -94,18 +95,22 @@ func ExampleAutoID_retry() {
 	taken := gormtype.NewHUID()
 	draws := 0
 	db, _ := gorm.Open(sqlite.Open("file:retry?mode=memory"), &gorm.Config{Logger: logger.Discard})
-	_ = db.Use(gormtype.AutoID{GenerateHUID: func() (idtype.HUID, error) {
-		if draws++; draws == 1 {
-			return taken.ID(), nil
-		}
-		return idtype.GenerateHUID()
-	}})
+	collisions := map[string]int{} // a service would export this as a metric
+	_ = db.Use(gormtype.AutoID{
+		GenerateHUID: func() (idtype.HUID, error) {
+			if draws++; draws == 1 {
+				return taken.ID(), nil
+			}
+			return idtype.GenerateHUID()
+		},
+		OnCollision: func(_ context.Context, table string, _ error) { collisions[table]++ },
+	})
 	_ = db.AutoMigrate(&Order{})
 	db.Create(&Order{ID: taken, Total: 1})
 	order := Order{Total: 2}
 	err := db.Create(&order).Error
 	var n int64
 	db.Model(&Order{}).Count(&n)
-	fmt.Println(err, order.ID != taken, draws, n)
-	// Output: <nil> true 2 2
+	fmt.Println(err, order.ID != taken, draws, n, collisions)
+	// Output: <nil> true 2 2 map[orders:1]
 }
