@@ -337,6 +337,12 @@ func (c *Cluster) Promote(tb testing.TB) {
 	c.Host.Run(tb, StartTimeout, "pg_ctl", "-D", c.Dir, "-w", "-t", strconv.Itoa(int(StartTimeout.Seconds())), "promote")
 }
 
+// Log returns the cluster's server log so far.
+func (c *Cluster) Log() string {
+	data, _ := os.ReadFile(c.Dir + ".log")
+	return string(data)
+}
+
 // URL is a postgres:// URL of database db on the cluster.
 func (c *Cluster) URL(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=5", c.Port, db)
