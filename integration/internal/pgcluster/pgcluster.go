@@ -202,11 +202,13 @@ func (h *Host) Start(tb testing.TB, logName, program string, args ...string) *Pr
 	p := &Process{cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	tb.Cleanup(func() {
-		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
-		select {
-		case <-p.done:
-		case <-time.After(StartTimeout):
-			tb.Errorf("pgcluster: %s did not stop within %v of SIGINT; killing it", program, StartTimeout)
+		if !p.Exited() { // an exited pid may belong to another process by now
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+			select {
+			case <-p.done:
+			case <-time.After(StartTimeout):
+				tb.Errorf("pgcluster: %s did not stop within %v of SIGINT; killing it", program, StartTimeout)
+			}
 		}
 		p.Kill()
 		if tb.Failed() {
@@ -219,7 +221,11 @@ func (h *Host) Start(tb testing.TB, logName, program string, args ...string) *Pr
 // Kill sends SIGKILL to the process's group, children included, and waits
 // for the process to exit: a crash, with no shutdown of any kind.
 func (p *Process) Kill() {
-	p.once.Do(func() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) })
+	p.once.Do(func() {
+		// The group outlives its leader while any member runs, so its id
+		// is still ours even after the leader exited.
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	})
 	<-p.done
 }
 
