@@ -149,6 +149,13 @@ func startAutoFailover(t *testing.T) *autoFailover {
 		return true, nil
 	})
 	t.Cleanup(func() { f.monitor.Close(context.Background()) })
+	// The defaults docs/SCALE.md quotes, before they are shortened here.
+	var unhealthy, demote string
+	if err := f.monitor.QueryRow(t.Context(), `SELECT current_setting('pgautofailover.node_considered_unhealthy_timeout'),
+		current_setting('pgautofailover.primary_demote_timeout')`).Scan(&unhealthy, &demote); err != nil ||
+		unhealthy != "20s" || demote != "30s" {
+		t.Errorf("monitor defaults: node_considered_unhealthy_timeout %q, primary_demote_timeout %q, %v; want 20s and 30s", unhealthy, demote, err)
+	}
 	for _, set := range []string{
 		"health_check_period = 1000", "health_check_timeout = 1000", "health_check_max_retries = 1",
 		"health_check_retry_delay = 500", "node_considered_unhealthy_timeout = 2000", "primary_demote_timeout = 3000",
@@ -287,8 +294,8 @@ func TestReplicationFailoverAutoFailover(t *testing.T) {
 	for kind, ch := range doubt {
 		select {
 		case err := <-ch:
-			if err == nil {
-				t.Errorf("%s insert waiting for the standby succeeded when the primary died; want an error (in doubt)", kind)
+			if err == nil || sqlState(err) != "" {
+				t.Errorf("%s insert waiting for the standby when the primary died: %v; want a connection error with no SQLSTATE (in doubt)", kind, err)
 			} else {
 				t.Logf("in-doubt %s insert: the client got %v", kind, err)
 			}
@@ -385,4 +392,53 @@ func TestReplicationFailoverAutoFailover(t *testing.T) {
 	t.Logf("planned failover: perform switchover took %v, write gap %v; unplanned: kill to first write on the new primary %v (write gap %v)",
 		switchover.Round(10*time.Millisecond), gaps[0].Round(10*time.Millisecond), unplanned.Round(10*time.Millisecond),
 		gaps[1].Round(10*time.Millisecond))
+}
+
+// TestReplicationFailoverAsyncPromoteLosesRows promotes an asynchronous
+// pg_basebackup standby with pg_ctl promote while the old primary keeps
+// running, as a failover without fencing does: inserts the old primary
+// acknowledges after the promotion exist only on its timeline, none on the
+// new primary, which takes writes of its own; the acknowledged rows from
+// before, replayed in time, are there.
+func TestReplicationFailoverAsyncPromoteLosesRows(t *testing.T) {
+	t.Parallel()
+	h := pgcluster.NewHost(t)
+	old := h.Primary(t, "old")
+	standby := old.Standby(t, "standby")
+	pgcluster.Migrate(t, old.URL("postgres"))
+	oc := old.Connect(t, "postgres")
+	execAll(t, oc, `CREATE TABLE async_rows (id huid PRIMARY KEY DEFAULT huid_generate(), phase text NOT NULL)`,
+		`INSERT INTO async_rows (phase) SELECT 'before' FROM generate_series(1, 100)`)
+	sc := standby.Connect(t, "postgres")
+	waitReplayed(t, oc, sc)
+	standby.Promote(t)
+	for range 50 { // each acknowledged by the old primary, which nothing stopped
+		execAll(t, oc, `INSERT INTO async_rows (phase) VALUES ('old primary, after')`)
+	}
+	execAll(t, sc, `INSERT INTO async_rows (phase) SELECT 'new primary' FROM generate_series(1, 30)`)
+	counts := func(conn *pgx.Conn) map[string]int {
+		rows, err := conn.Query(t.Context(), `SELECT phase, count(*) FROM async_rows GROUP BY phase`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for rows.Next() {
+			var phase string
+			var n int
+			if err := rows.Scan(&phase, &n); err != nil {
+				t.Fatal(err)
+			}
+			got[phase] = n
+		}
+		return got
+	}
+	onOld, onNew := counts(oc), counts(sc)
+	if onOld["old primary, after"] != 50 || onNew["old primary, after"] != 0 {
+		t.Errorf("rows acknowledged by the old primary after the promotion: %d on it, %d on the new primary; want 50 and 0 (lost to the new timeline)",
+			onOld["old primary, after"], onNew["old primary, after"])
+	}
+	if onNew["before"] != 100 || onNew["new primary"] != 30 {
+		t.Errorf("new primary holds %v; want the 100 rows from before and its own 30", onNew)
+	}
+	t.Logf("async promote: %d acknowledged rows, %d lost", onOld["before"]+onOld["old primary, after"], onOld["old primary, after"]-onNew["old primary, after"])
 }
