@@ -1,0 +1,493 @@
+// Package pgcluster starts throwaway PostgreSQL clusters for one test:
+// initdb, pg_ctl and pg_basebackup from `pg_config --bindir`, run as the
+// postgres OS user when the test runs as root (initdb refuses root), data
+// under a temporary directory that user owns, servers listening on free
+// ports of 127.0.0.1 only. Every process it starts is stopped, and the
+// directory removed, when the test ends.
+//
+// It never touches a server it did not start, such as the shared test
+// server of package pgtest.
+package pgcluster
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/sortid/sortid/migrations"
+)
+
+// EnvCI is set to "true" by CI, where a missing component fails a test
+// instead of skipping it.
+const EnvCI = "CI"
+
+// StartTimeout bounds starting, stopping and promoting a cluster, and
+// waiting for it to accept connections.
+const StartTimeout = 60 * time.Second
+
+// Missing reports a component the test needs that this machine lacks: under
+// CI=true it fails tb, elsewhere it skips it, naming the fix either way.
+func Missing(tb testing.TB, what, fix string) {
+	tb.Helper()
+	if os.Getenv(EnvCI) == "true" {
+		tb.Fatalf("pgcluster: %s is missing and %s=true: %s", what, EnvCI, fix)
+	}
+	tb.Skipf("pgcluster: %s is missing (%s; under %s=true this fails)", what, fix, EnvCI)
+}
+
+// Host runs PostgreSQL's programs for one test, as the postgres OS user
+// when the test runs as root, inside a temporary directory Root that the
+// user owns.
+type Host struct {
+	// Bindir is `pg_config --bindir`: initdb, pg_ctl, pg_basebackup.
+	Bindir string
+	// Root holds the clusters' data directories, logs and HOME.
+	Root string
+	cred *syscall.Credential
+	uid  int
+	gid  int
+	tb   testing.TB
+}
+
+// NewHost finds the server programs and makes Root. A missing pg_config,
+// program or postgres user is reported with Missing. Root is removed when
+// the test ends, after every cluster and process has stopped.
+func NewHost(tb testing.TB, programs ...string) *Host {
+	tb.Helper()
+	out, err := exec.Command("pg_config", "--bindir").Output()
+	if err != nil {
+		Missing(tb, "pg_config", "install PostgreSQL's server packages, on Debian apt-get install postgresql-15")
+	}
+	h := &Host{Bindir: strings.TrimSpace(string(out)), uid: os.Getuid(), gid: os.Getgid(), tb: tb}
+	for _, p := range append([]string{"initdb", "pg_ctl", "pg_basebackup"}, programs...) {
+		if _, err := h.LookPath(p); err != nil {
+			Missing(tb, p, "install the package that provides it (initdb, pg_ctl, pg_basebackup: postgresql-15; pg_autoctl: postgresql-15-auto-failover); .ci/run does this")
+		}
+	}
+	if os.Geteuid() == 0 {
+		// initdb and postgres refuse to run as root.
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			Missing(tb, "the postgres OS user", "a test run as root starts its clusters as postgres; install postgresql-15, which creates it")
+		}
+		h.uid, _ = strconv.Atoi(u.Uid)
+		h.gid, _ = strconv.Atoi(u.Gid)
+		h.cred = &syscall.Credential{Uid: uint32(h.uid), Gid: uint32(h.gid)}
+	}
+	root, err := os.MkdirTemp("", "sortid-pgcluster-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h.Root = root
+	// Registered first, so it runs after every cluster's and process's cleanup.
+	tb.Cleanup(func() {
+		releaseSharedMemory(root)
+		if err := os.RemoveAll(root); err != nil {
+			tb.Errorf("pgcluster: remove %s: %v", root, err)
+		}
+	})
+	if err := os.Chown(root, h.uid, h.gid); err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
+// LookPath finds program in Bindir, then in PATH.
+func (h *Host) LookPath(program string) (string, error) {
+	if p := filepath.Join(h.Bindir, program); isExecutable(p) {
+		return p, nil
+	}
+	return exec.LookPath(program)
+}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// Command returns program with args, to be run as the host's user with HOME
+// and pg_autoctl's XDG directories in Root, Bindir first in PATH, in a
+// process group of its own (so that Process.Kill reaches its children).
+func (h *Host) Command(ctx context.Context, program string, args ...string) *exec.Cmd {
+	path, err := h.LookPath(program)
+	if err != nil {
+		path = program // exec reports it
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = h.Root
+	cmd.Env = append(os.Environ(),
+		"HOME="+h.Root,
+		"XDG_CONFIG_HOME="+filepath.Join(h.Root, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(h.Root, ".local"),
+		"XDG_RUNTIME_DIR="+filepath.Join(h.Root, ".run"),
+		"PATH="+h.Bindir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PG_CONFIG="+filepath.Join(h.Bindir, "pg_config"),
+		"LC_ALL=C", "PGTZ=UTC")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: h.cred, Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return cmd
+}
+
+// Run runs program to completion within timeout and returns its combined
+// output; it fails tb, quoting the output, when the program fails.
+func (h *Host) Run(tb testing.TB, timeout time.Duration, program string, args ...string) string {
+	tb.Helper()
+	out, err := h.TryRun(tb, timeout, program, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// TryRun is Run returning the failure instead of failing tb.
+func (h *Host) TryRun(tb testing.TB, timeout time.Duration, program string, args ...string) (string, error) {
+	// Not tb.Context(): it is canceled before the cleanups that stop clusters run.
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := h.Command(ctx, program, args...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("pgcluster: %s %s: %w\n%s", program, strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+// Dir returns the path name under Root, for a program to create; its
+// parent exists and belongs to the host's user.
+func (h *Host) Dir(name string) string {
+	return filepath.Join(h.Root, name)
+}
+
+// Process is a long-running program started by Host.Start.
+type Process struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+	err  error
+	once sync.Once
+}
+
+// Start starts program with args in the background, its output going to
+// Root/logName. When the test ends it gets SIGINT (pg_autoctl then stops
+// its PostgreSQL with a fast shutdown), and SIGKILL for its whole process
+// group if it has not exited within StartTimeout.
+func (h *Host) Start(tb testing.TB, logName, program string, args ...string) *Process {
+	tb.Helper()
+	logPath := filepath.Join(h.Root, logName)
+	f, err := os.Create(logPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	cmd := h.Command(context.Background(), program, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("pgcluster: start %s: %v", program, err)
+	}
+	p := &Process{cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	tb.Cleanup(func() {
+		if !p.Exited() { // an exited pid may belong to another process by now
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+			select {
+			case <-p.done:
+			case <-time.After(StartTimeout):
+				tb.Errorf("pgcluster: %s did not stop within %v of SIGINT; killing it", program, StartTimeout)
+			}
+		}
+		p.Kill()
+		if tb.Failed() {
+			tb.Logf("pgcluster: end of %s:\n%s", logPath, tail(logPath, 40))
+		}
+	})
+	return p
+}
+
+// Kill sends SIGKILL to the process's group, children included, and waits
+// for the process to exit: a crash, with no shutdown of any kind.
+func (p *Process) Kill() {
+	p.once.Do(func() {
+		// The group outlives its leader while any member runs, so its id
+		// is still ours even after the leader exited.
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	})
+	<-p.done
+}
+
+// Exited reports whether the process has exited.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Log returns the last n lines of the process's output.
+func (p *Process) Log(n int) string { return tail(p.log, n) }
+
+// Cluster is a PostgreSQL cluster started by the host.
+type Cluster struct {
+	Host *Host
+	// Name names the data directory Root/Name and the log Root/Name.log.
+	Name string
+	// Dir is the data directory, also the directory of its Unix socket.
+	Dir string
+	// Port is its port on 127.0.0.1.
+	Port int
+	// started records that Start registered the stop at the test's end.
+	started bool
+}
+
+// PrimarySettings are written to every cluster's postgresql.conf by
+// Primary: small, quick to start, able to stream and to publish logically,
+// durable across a killed server but not an OS crash (fsync off).
+var PrimarySettings = []string{
+	"shared_buffers = '32MB'",
+	"max_connections = 40",
+	"wal_level = logical",
+	"max_wal_senders = 10",
+	"max_replication_slots = 10",
+	"fsync = off",
+	"full_page_writes = off",
+	"log_line_prefix = '%m [%p] '",
+}
+
+// Primary creates a cluster with initdb (trust authentication, user
+// postgres, UTF8, C locale) and PrimarySettings followed by settings, and
+// starts it on a free port. It is stopped when the test ends.
+func (h *Host) Primary(tb testing.TB, name string, settings ...string) *Cluster {
+	tb.Helper()
+	c := &Cluster{Host: h, Name: name, Dir: h.Dir(name), Port: FreePort(tb)}
+	h.Run(tb, StartTimeout, "initdb", "-D", c.Dir, "-A", "trust", "-U", "postgres",
+		"-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
+	conf := append(append([]string{}, PrimarySettings...), settings...)
+	if err := appendFile(filepath.Join(c.Dir, "postgresql.conf"), strings.Join(conf, "\n")+"\n"); err != nil {
+		tb.Fatal(err)
+	}
+	c.Start(tb)
+	return c
+}
+
+// Standby creates a hot standby of c with `pg_basebackup -R -X stream`
+// (which writes primary_conninfo and standby.signal), with settings added,
+// and starts it on a free port. It is stopped when the test ends.
+func (c *Cluster) Standby(tb testing.TB, name string, settings ...string) *Cluster {
+	tb.Helper()
+	s := &Cluster{Host: c.Host, Name: name, Dir: c.Host.Dir(name), Port: FreePort(tb)}
+	c.Host.Run(tb, StartTimeout, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", "postgres",
+		"-D", s.Dir, "-R", "-X", "stream", "-c", "fast", "--no-sync")
+	if len(settings) > 0 {
+		if err := appendFile(filepath.Join(s.Dir, "postgresql.conf"), strings.Join(settings, "\n")+"\n"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	s.Start(tb)
+	return s
+}
+
+// Start starts the cluster with pg_ctl and waits until it accepts
+// connections; the first Start registers its stop for the end of the test.
+func (c *Cluster) Start(tb testing.TB) {
+	tb.Helper()
+	// Port and socket directory on the command line, so that a standby's
+	// copy of its primary's postgresql.conf cannot point it elsewhere.
+	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s", c.Port, c.Dir)
+	c.Host.Run(tb, StartTimeout, "pg_ctl", "-D", c.Dir, "-l", c.Dir+".log", "-w", "-t", strconv.Itoa(int(StartTimeout.Seconds())),
+		"-o", opts, "start")
+	if !c.started {
+		c.started = true
+		tb.Cleanup(func() {
+			if tb.Failed() {
+				tb.Logf("pgcluster: end of %s.log:\n%s", c.Dir, tail(c.Dir+".log", 40))
+			}
+			c.Stop(tb, "immediate")
+		})
+	}
+}
+
+// Stop stops the cluster with pg_ctl stop -m mode ("fast", "immediate"); a
+// cluster that is not running, or whose postmaster was killed, is left as
+// it is.
+func (c *Cluster) Stop(tb testing.TB, mode string) {
+	tb.Helper()
+	if _, err := os.Stat(filepath.Join(c.Dir, "postmaster.pid")); err != nil {
+		return
+	}
+	if out, err := c.Host.TryRun(tb, StartTimeout, "pg_ctl", "-D", c.Dir, "-m", mode, "-w", "stop"); err != nil &&
+		!strings.Contains(out, "Is server running?") && !strings.Contains(out, "No such process") {
+		tb.Error(err)
+	}
+}
+
+// Promote promotes a standby with pg_ctl promote and waits until it is a
+// primary.
+func (c *Cluster) Promote(tb testing.TB) {
+	tb.Helper()
+	c.Host.Run(tb, StartTimeout, "pg_ctl", "-D", c.Dir, "-w", "-t", strconv.Itoa(int(StartTimeout.Seconds())), "promote")
+}
+
+// Log returns the cluster's server log so far.
+func (c *Cluster) Log() string {
+	data, _ := os.ReadFile(c.Dir + ".log")
+	return string(data)
+}
+
+// URL is a postgres:// URL of database db on the cluster.
+func (c *Cluster) URL(db string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=5", c.Port, db)
+}
+
+// Connect connects to database db on the cluster, closed when the test ends.
+func (c *Cluster) Connect(tb testing.TB, db string) *pgx.Conn {
+	tb.Helper()
+	return Connect(tb, c.URL(db))
+}
+
+// Connect connects to url, closed when the test ends.
+func Connect(tb testing.TB, url string) *pgx.Conn {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(tb.Context(), 15*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		tb.Fatalf("pgcluster: connect: %v", err)
+	}
+	tb.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}
+
+// Migrate installs the sortid SQL into the database at url with
+// migrations.Apply.
+func Migrate(tb testing.TB, url string) {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(tb.Context(), StartTimeout)
+	defer cancel()
+	if err := migrations.Apply(ctx, db); err != nil {
+		tb.Fatalf("pgcluster: migrations.Apply: %v", err)
+	}
+}
+
+// OpenDB is a database/sql handle on url, closed when the test ends.
+func OpenDB(tb testing.TB, url string) *sql.DB {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// FreePort returns a TCP port of 127.0.0.1 that nothing listened on a
+// moment ago.
+func FreePort(tb testing.TB) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Eventually calls cond every interval until it returns true, and fails tb
+// with what and cond's last error when timeout passes first. It returns how
+// long it waited.
+func Eventually(tb testing.TB, timeout, interval time.Duration, what string, cond func() (bool, error)) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	var last error
+	for time.Since(start) < timeout {
+		ok, err := cond()
+		if ok {
+			return time.Since(start)
+		}
+		last = err
+		select {
+		case <-tb.Context().Done():
+			tb.Fatalf("pgcluster: waiting for %s: %v", what, tb.Context().Err())
+		case <-time.After(interval):
+		}
+	}
+	tb.Fatalf("pgcluster: %s did not happen within %v (last error: %v)", what, timeout, last)
+	return 0
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	return errors.Join(err, f.Close())
+}
+
+// tail returns the last n lines of the file at path.
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// releaseSharedMemory removes the System V shared memory segment that a
+// killed postmaster leaves behind (a clean shutdown removes its own), for
+// every data directory directly under root whose postmaster.pid names a
+// postmaster that no longer runs.
+func releaseSharedMemory(root string) {
+	pids, _ := filepath.Glob(filepath.Join(root, "*", "postmaster.pid"))
+	for _, path := range pids {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		var lines []string
+		for s := bufio.NewScanner(f); s.Scan(); {
+			lines = append(lines, s.Text())
+		}
+		f.Close()
+		if len(lines) < 7 {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(lines[0]))
+		if err != nil || syscall.Kill(pid, 0) == nil {
+			continue // still running: not ours to touch
+		}
+		fields := strings.Fields(lines[6]) // "shmem key  shmid"
+		if len(fields) != 2 {
+			continue
+		}
+		if shmid, err := strconv.Atoi(fields[1]); err == nil {
+			_, _, _ = syscall.Syscall(syscall.SYS_SHMCTL, uintptr(shmid), 0 /* IPC_RMID */, 0)
+		}
+	}
+}
