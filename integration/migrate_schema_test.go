@@ -176,7 +176,7 @@ func TestMigrateSchemaPerTenant(t *testing.T) {
 	slices.Sort(publicObjects)
 	inBoth := sessionWithPath(t, dbURL, role, "tenant_b, public")
 	if _, err := inBoth.ExecContext(ctx, migrations.Down()); err == nil ||
-		!strings.Contains(err.Error(), "function tenant_id() (its body calls huid_generate)") {
+		!strings.Contains(err.Error(), "function tenant_id() (its body names huid_generate)") {
 		t.Errorf("down in tenant_b while public.tenant_id() calls tenant_b.huid_generate(): %v, want a refusal naming it", err)
 	}
 	if _, err := db.ExecContext(ctx, `CREATE OR REPLACE FUNCTION public.tenant_id() RETURNS bigint LANGUAGE plpgsql
@@ -194,7 +194,21 @@ func TestMigrateSchemaPerTenant(t *testing.T) {
 			t.Fatalf("after down %d in tenant_b, public holds\n%v\nwant\n%v", i+1, got, publicObjects)
 		}
 	}
-	// tenant_id() names tenant_c's function, not public's.
+	// Functions pinning a search_path use the installs it names.
+	if _, err := db.ExecContext(ctx, `CREATE FUNCTION tenant_b.ids() RETURNS bigint LANGUAGE plpgsql
+		SET search_path = tenant_b AS $$BEGIN RETURN huid_generate(); END$$;
+		CREATE FUNCTION tenant_b.pub_ids() RETURNS bigint LANGUAGE plpgsql
+		SET search_path = tenant_b, public AS $$BEGIN RETURN huid_generate(); END$$`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, migrations.Down()); err == nil ||
+		!strings.Contains(err.Error(), "tenant_b.pub_ids()") || strings.Contains(err.Error(), "tenant_b.ids()") {
+		t.Errorf("down in public with tenant_b.pub_ids() (search_path tenant_b, public) and tenant_b.ids() (search_path tenant_b): %v, want a refusal naming pub_ids only", err)
+	}
+	if _, err := db.ExecContext(ctx, `DROP FUNCTION tenant_b.pub_ids()`); err != nil {
+		t.Fatal(err)
+	}
+	// tenant_id() names tenant_c's function, not public's; ids() pins tenant_b.
 	if _, err := db.ExecContext(ctx, migrations.Down()); err != nil {
 		t.Fatalf("down in public while a function calls tenant_c.huid_generate(): %v", err)
 	}
@@ -280,20 +294,28 @@ var downCallers = []struct {
 		`CREATE FUNCTION my_new_id() RETURNS bigint LANGUAGE plpgsql AS $$BEGIN RETURN huid_generate(); END$$;
 		 CREATE TABLE by_plpgsql (id bigint DEFAULT my_new_id())`,
 		`DROP TABLE by_plpgsql; DROP FUNCTION my_new_id()`,
-		"function my_new_id() (its body calls huid_generate)"},
+		"function my_new_id() (its body names huid_generate)"},
 	{"quoted SQL function body, any case",
 		`CREATE FUNCTION my_sql_id() RETURNS uuid LANGUAGE sql AS 'SELECT Scru128_Generate()'`, `DROP FUNCTION my_sql_id()`,
-		"function my_sql_id() (its body calls scru128_generate)"},
+		"function my_sql_id() (its body names scru128_generate)"},
 	{"SQL-standard function body",
 		`CREATE FUNCTION my_ts(id bigint) RETURNS timestamptz LANGUAGE sql RETURN huid_timestamp(id)`, `DROP FUNCTION my_ts(bigint)`,
 		"function my_ts(bigint) (uses function huid_timestamp(bigint))"},
 	{"PL/pgSQL procedure, schema-qualified call",
 		`CREATE PROCEDURE my_proc() LANGUAGE plpgsql AS $$BEGIN PERFORM public.scru128_generate_bytea(); END$$`, `DROP PROCEDURE my_proc()`,
-		"my_proc() (its body calls scru128_generate_bytea)"},
+		"my_proc() (its body names scru128_generate_bytea)"},
 	{"mention in a comment of a PL/pgSQL body",
 		"CREATE FUNCTION my_note() RETURNS int LANGUAGE plpgsql AS $$BEGIN -- unlike huid_min(now())\nRETURN 1; END$$",
 		`DROP FUNCTION my_note()`,
-		"function my_note() (its body calls huid_min)"},
+		"function my_note() (its body names huid_min)"},
+	{"domain in a PL/pgSQL declaration",
+		`CREATE FUNCTION my_dom() RETURNS bigint LANGUAGE plpgsql AS $$DECLARE v huid := 5; BEGIN RETURN v; END$$`,
+		`DROP FUNCTION my_dom()`,
+		"function my_dom() (its body names huid)"},
+	{"wrapper named like a sortid function, in another schema",
+		`CREATE SCHEMA app; CREATE FUNCTION app.huid_generate() RETURNS bigint LANGUAGE plpgsql AS $$BEGIN RETURN public.huid_generate(); END$$`,
+		`DROP SCHEMA app CASCADE`,
+		"function app.huid_generate() (its body names huid_generate)"},
 	{"huid[] column",
 		`CREATE TABLE by_array (ids huid[])`, `DROP TABLE by_array`,
 		"table by_array"},
@@ -354,11 +376,11 @@ func TestMigrateDownInUseChangesNothing(t *testing.T) {
 }
 
 // TestMigrateQualified migrates with a schema searched before pg_catalog
-// that holds, with the same argument types, a copy returning NULL of every
-// binary operator of pg_catalog and of every function the sortid objects
-// use: an operator or function left unqualified in a body, a domain CHECK
-// or a DO block would resolve to the copy (and fail the migration's guard,
-// or return NULL). The migration succeeds, the functions, called with that
+// that holds, with the same argument types, a copy that raises of every
+// binary and prefix operator of pg_catalog and of every function the sortid
+// objects use: an operator or function left unqualified in a body or a
+// domain CHECK would resolve to the copy (and fail the migration's guard),
+// and one in a DO block of up or down, or called at run time, would raise. The migration succeeds, the functions, called with that
 // search_path too, give what a plain install gives, and down works.
 func TestMigrateQualified(t *testing.T) {
 	t.Parallel()
@@ -366,7 +388,7 @@ func TestMigrateQualified(t *testing.T) {
 	ctx := t.Context()
 	var copies []string
 	rows, err := ref.QueryContext(ctx, `
-		SELECT DISTINCT format('CREATE FUNCTION shadow.%I(%s) RETURNS %3$s LANGUAGE sql IMMUTABLE RETURN NULL::%3$s',
+		SELECT DISTINCT format('CREATE FUNCTION shadow.%I(%s) RETURNS %3$s LANGUAGE plpgsql IMMUTABLE AS $b$BEGIN RAISE EXCEPTION ''shadow copy called''; END$b$',
 		                       p.proname, pg_get_function_identity_arguments(p.oid), format_type(p.prorettype, NULL))
 		FROM pg_proc p
 		WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.prokind = 'f' AND NOT p.proretset
@@ -376,11 +398,14 @@ func TestMigrateQualified(t *testing.T) {
 		       OR p.proname = 'hashint8extended')
 		  AND NOT EXISTS (SELECT FROM unnest(p.proargtypes::oid[] || p.prorettype) a JOIN pg_type t ON t.oid = a WHERE t.typtype = 'p')
 		UNION ALL
-		SELECT format('CREATE FUNCTION shadow.op%s(%s, %s) RETURNS %4$s LANGUAGE sql IMMUTABLE RETURN NULL::%4$s; '
-		              'CREATE OPERATOR shadow.%s (LEFTARG = %2$s, RIGHTARG = %3$s, FUNCTION = shadow.op%1$s)',
-		              o.oid, format_type(o.oprleft, NULL), format_type(o.oprright, NULL), format_type(o.oprresult, NULL), o.oprname)
+		SELECT format('CREATE FUNCTION shadow.op%s(%s) RETURNS %s LANGUAGE plpgsql IMMUTABLE AS $b$BEGIN RAISE EXCEPTION ''shadow copy called''; END$b$; '
+		              'CREATE OPERATOR shadow.%s (%s FUNCTION = shadow.op%1$s)',
+		              o.oid, concat_ws(', ', format_type(nullif(o.oprleft, 0), NULL), format_type(o.oprright, NULL)),
+		              format_type(o.oprresult, NULL), o.oprname,
+		              CASE WHEN o.oprkind = 'b' THEN format('LEFTARG = %s,', format_type(o.oprleft, NULL)) ELSE '' END
+		              || format(' RIGHTARG = %s,', format_type(o.oprright, NULL)))
 		FROM pg_operator o
-		WHERE o.oprnamespace = 'pg_catalog'::regnamespace AND o.oprkind = 'b'
+		WHERE o.oprnamespace = 'pg_catalog'::regnamespace AND o.oprkind IN ('b', 'l')
 		  AND NOT EXISTS (SELECT FROM unnest(ARRAY[o.oprleft, o.oprright, o.oprresult]) a JOIN pg_type t ON t.oid = a
 		                  WHERE t.typtype = 'p')`)
 	if err != nil {
@@ -405,7 +430,8 @@ func TestMigrateQualified(t *testing.T) {
 	}
 	shadowed := sessionWithPath(t, dbURL, "", "public, shadow, pg_catalog")
 	var probe *int64
-	if err := shadowed.QueryRowContext(ctx, "SELECT 2::bigint # 3::bigint").Scan(&probe); err != nil || probe != nil {
+	if err := shadowed.QueryRowContext(ctx, "SELECT 2::bigint # 3::bigint").Scan(&probe); err == nil ||
+		!strings.Contains(err.Error(), "shadow copy called") {
 		t.Fatalf("the copies do not shadow pg_catalog: 2 # 3 = %v (%v)", probe, err)
 	}
 	if err := migrations.Apply(ctx, shadowed); err != nil {
@@ -508,5 +534,64 @@ func TestMigrateDownWithoutList(t *testing.T) {
 	}
 	if got := schemaObjects(t, db, "public"); len(got) != 0 {
 		t.Errorf("after down: %v", got)
+	}
+}
+
+// TestMigrateUpReplacesOldRaise: the up migration drops the
+// sortid_raise(text, text, anyelement) of installs older than
+// sortid_objects(), so a later down leaves the schema empty.
+func TestMigrateUpReplacesOldRaise(t *testing.T) {
+	t.Parallel()
+	_, db := migratedDatabase(t)
+	ctx := t.Context()
+	if _, err := db.ExecContext(ctx, `CREATE FUNCTION sortid_raise(p_code text, p_message text, p_model anyelement)
+		RETURNS anyelement LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION USING ERRCODE = p_code, MESSAGE = p_message; END$$`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Apply(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, migrations.Down()); err != nil {
+		t.Fatal(err)
+	}
+	if got := schemaObjects(t, db, "public"); len(got) != 0 {
+		t.Errorf("after up and down, public holds %v", got)
+	}
+}
+
+// TestMigrateDownQualifiedNames: a call qualified with the install's schema
+// name, spelt as PostgreSQL reads identifiers ($ in a bare name, doubled
+// quotes, letters it does not fold), keeps down from running.
+func TestMigrateDownQualifiedNames(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ schema, spelt string }{
+		{"ten$b", "TEN$B"},
+		{`a"b`, `"a""b"`},
+		{"École", "École"},
+		{"École", `"École"`},
+	} {
+		dbURL, db := freshDatabase(t)
+		ctx := t.Context()
+		ident := quoteIdent(tt.schema)
+		if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+ident); err != nil {
+			t.Fatal(err)
+		}
+		in := sessionWithPath(t, dbURL, "", ident)
+		if err := migrations.Apply(ctx, in); err != nil {
+			t.Fatalf("up in %s: %v", ident, err)
+		}
+		if _, err := db.ExecContext(ctx, `CREATE FUNCTION public.caller() RETURNS bigint LANGUAGE plpgsql
+			AS $$BEGIN RETURN `+tt.spelt+`.huid_generate(); END$$`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.ExecContext(ctx, migrations.Down()); err == nil || !strings.Contains(err.Error(), "caller() (its body names huid_generate)") {
+			t.Errorf("down in %s while public.caller() calls %s.huid_generate(): %v, want a refusal naming it", ident, tt.spelt, err)
+		}
+		if _, err := db.ExecContext(ctx, `DROP FUNCTION public.caller()`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.ExecContext(ctx, migrations.Down()); err != nil {
+			t.Errorf("down in %s: %v", ident, err)
+		}
 	}
 }

@@ -98,3 +98,44 @@ func TestSQLNullInNullOut(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLNotStrictPartialIndex checks the trade-off docs/SQL.md states for
+// the functions not being STRICT: from huid_timestamp(col) >= x the planner
+// no longer infers col IS NOT NULL, so a partial index WHERE col IS NOT NULL
+// serves the query only when it says so itself.
+func TestSQLNotStrictPartialIndex(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	ctx := t.Context()
+	for _, q := range []string{
+		`CREATE TEMPORARY TABLE pi (parent bigint)`,
+		`CREATE INDEX pi_parent ON pi (parent) WHERE parent IS NOT NULL`,
+		`SET enable_seqscan = off`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := func(where string) string {
+		var b strings.Builder
+		rows, err := conn.Query(ctx, "EXPLAIN SELECT count(*) FROM pi WHERE "+where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			b.WriteString(line + "\n")
+		}
+		return b.String()
+	}
+	cond := "huid_timestamp(parent) >= '2026-01-01 00:01:00+00'"
+	if p := plan(cond); strings.Contains(p, "pi_parent") {
+		t.Errorf("the partial index serves %s alone: the docs' trade-off is gone (STRICT again?):\n%s", cond, p)
+	}
+	if p := plan(cond + " AND parent IS NOT NULL"); !strings.Contains(p, "pi_parent") {
+		t.Errorf("the partial index does not serve the query that says parent IS NOT NULL:\n%s", p)
+	}
+}

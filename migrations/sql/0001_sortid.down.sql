@@ -6,8 +6,9 @@
 -- SQLSTATE 2BP01 naming every other object that still uses a sortid object: what
 -- PostgreSQL records a dependency for (a column type or default, an index, a view, a
 -- SQL-standard function body, ...) and every function whose body text names a sortid
--- function of this schema (PL/pgSQL and quoted SQL bodies, for which it records none;
--- a name qualified with another schema does not count). The DROPs have no CASCADE, so
+-- function or domain of this schema (PL/pgSQL and quoted SQL bodies, for which it records
+-- none): unqualified, unless the function pins a search_path without this schema, or
+-- qualified with this schema's name. Another install's own functions do not count. The DROPs have no CASCADE, so
 -- they never touch data either. The session settings sortid.huid_state, sortid.huid_key
 -- and sortid.scru128_state are not objects; they vanish with the session.
 DO $sortid$
@@ -18,6 +19,11 @@ DECLARE
   users pg_catalog.text;
   entry pg_catalog.text;
 BEGIN
+  IF schema_name IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = '3F000',
+      MESSAGE = pg_catalog.format('sortid down: search_path %s names no existing schema', pg_catalog.current_setting('search_path')),
+      HINT = 'Set the search_path to the schema sortid is installed in, e.g. SET search_path = app.';
+  END IF;
   IF pg_catalog.to_regprocedure(pg_catalog.format('%I.sortid_objects()', schema_name)) IS NULL THEN
     IF pg_catalog.to_regprocedure(pg_catalog.format('%I.huid_generate()', schema_name)) IS NOT NULL THEN
       RAISE EXCEPTION USING ERRCODE = '55000',
@@ -28,10 +34,10 @@ BEGIN
     RETURN;
   END IF;
   EXECUTE pg_catalog.format('SELECT %I.sortid_objects()', schema_name) INTO objects;
-  SELECT pg_catalog.array_agg(pg_catalog.split_part(pg_catalog.substr(e, 10), '(', 1))
+  -- Function and domain names, as a body names them.
+  SELECT pg_catalog.array_agg(DISTINCT pg_catalog.split_part(pg_catalog.split_part(e, ' ', 2), '(', 1))
   INTO names
-  FROM pg_catalog.unnest(objects) AS e
-  WHERE e OPERATOR(pg_catalog.~~) 'function %';
+  FROM pg_catalog.unnest(objects) AS e;
 
   WITH listed AS (
     SELECT CASE WHEN e OPERATOR(pg_catalog.~~) 'function %'
@@ -61,27 +67,49 @@ BEGIN
   ),
   named AS (
     SELECT pg_catalog.pg_describe_object('pg_catalog.pg_proc'::pg_catalog.regclass, p.oid, 0)
-           OPERATOR(pg_catalog.||) ' (its body calls '
+           OPERATOR(pg_catalog.||) ' (its body names '
            OPERATOR(pg_catalog.||) pg_catalog.lower(m[2])
            OPERATOR(pg_catalog.||) ')' AS user_
     FROM pg_catalog.pg_proc p
     CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosrc,
-           '(?:(\w+|"[^"]+")\s*\.\s*)?\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
+           '(?:([^][\s."(),;:=+*/<>|&!~%^@#''{}-]+|"(?:[^"]|"")+")\s*\.\s*)?\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
              OPERATOR(pg_catalog.||) ')\M', 'gi') AS m
+    LEFT JOIN LATERAL (SELECT pg_catalog.substr(c, 13) AS path
+                       FROM pg_catalog.unnest(p.proconfig) AS c
+                       WHERE c OPERATOR(pg_catalog.~~) 'search_path=%') AS pinned ON true
     WHERE p.pronamespace OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog'::pg_catalog.regnamespace,
                                                             'information_schema'::pg_catalog.regnamespace])
-      AND p.proname OPERATOR(pg_catalog.<>) ALL (names)
-      AND (m[1] IS NULL OR pg_catalog.lower(m[1]) OPERATOR(pg_catalog.=) schema_name
-           OR pg_catalog.btrim(m[1], '"') OPERATOR(pg_catalog.=) schema_name)
+      -- not an object of this or another install (whose bodies name their own functions)
+      AND NOT EXISTS (
+        SELECT FROM pg_catalog.unnest(objects) AS e
+        WHERE e OPERATOR(pg_catalog.~~) 'function %'
+          AND pg_catalog.to_regprocedure(pg_catalog.format('%s.sortid_objects()', p.pronamespace::pg_catalog.regnamespace)) IS NOT NULL
+          AND p.oid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(
+                pg_catalog.format('%s.%s', p.pronamespace::pg_catalog.regnamespace, pg_catalog.substr(e, 10))))
+      AND CASE
+            -- qualified: with this schema's name, as PostgreSQL reads identifiers
+            WHEN m[1] OPERATOR(pg_catalog.~~) '"%'
+              THEN pg_catalog.replace(pg_catalog.substr(m[1], 2, pg_catalog.length(m[1]) OPERATOR(pg_catalog.-) 2), '""', '"')
+                   OPERATOR(pg_catalog.=) schema_name
+            WHEN m[1] IS NOT NULL
+              THEN pg_catalog.translate(m[1], 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
+                   OPERATOR(pg_catalog.=) schema_name
+            -- unqualified: unless the function pins a search_path without this schema
+            ELSE pinned.path IS NULL
+                 OR pinned.path OPERATOR(pg_catalog.~~) '%$user%'
+                 OR schema_name OPERATOR(pg_catalog.=) ANY (
+                      SELECT pg_catalog.replace(pg_catalog.btrim(pg_catalog.btrim(x), '"'), '""', '"')
+                      FROM pg_catalog.unnest(pg_catalog.string_to_array(pinned.path, ',')) AS x)
+          END
   )
   SELECT pg_catalog.string_agg(DISTINCT u.user_, ', ')
   INTO users
   FROM (SELECT user_ FROM recorded UNION ALL SELECT user_ FROM named) AS u;
   IF users IS NOT NULL THEN
     RAISE EXCEPTION USING ERRCODE = '2BP01',
-      MESSAGE = pg_catalog.format('sortid down: nothing dropped from schema %s, sortid objects are still used by %s',
+      MESSAGE = pg_catalog.format('sortid down: nothing dropped from schema %I, sortid objects are still used by %s',
                                   schema_name, users),
-      HINT = 'Drop or alter those objects first. A function body that names a sortid function counts as using it; name another schema''s sortid function schema-qualified.';
+      HINT = 'Drop or alter those objects first. A function body that names a sortid function or domain counts as using it unless it names another schema''s, qualified, or the function pins a search_path without this schema.';
   END IF;
 
   FOREACH entry IN ARRAY objects LOOP

@@ -592,6 +592,20 @@ $sortid$;
 
 COMMENT ON DOMAIN scru128_bytes IS 'sortid: SCRU128 ID as 16 big-endian bytes; any other length is refused.';
 
+-- sortid_raise(text, text, anyelement), of development versions before sortid_objects(),
+-- which this version replaces: dropped from this schema, now that no sortid function
+-- calls it (without CASCADE, so a function of yours still calling it stops the migration).
+DO $sortid$
+DECLARE
+  old pg_catalog.text := pg_catalog.format('%I.sortid_raise(pg_catalog.text, pg_catalog.text, pg_catalog.anyelement)',
+                                           pg_catalog.current_schema());
+BEGIN
+  IF pg_catalog.to_regprocedure(old) IS NOT NULL THEN
+    EXECUTE 'DROP FUNCTION ' OPERATOR(pg_catalog.||) old;
+  END IF;
+END
+$sortid$;
+
 -- Guard, last: what the objects of sortid_objects() refer to must be pg_catalog's or
 -- this schema's. The calls between sortid functions are resolved through the
 -- search_path, and a function in another schema that matches the argument types better
