@@ -841,7 +841,7 @@ BEGIN
            OPERATOR(pg_catalog.||) ')' AS user_
     FROM pg_catalog.pg_proc p
     CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosrc,
-           '(?:([[:alnum:]_$]+|"(?:[^"]|"")+")\s*\.\s*)?\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
+           '(?:([^][\s."(),;:=+*/<>|&!~%^@#''{}-]+|"(?:[^"]|"")+")\s*\.\s*)?\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
              OPERATOR(pg_catalog.||) ')\M', 'gi') AS m
     LEFT JOIN LATERAL (SELECT pg_catalog.substr(c, 13) AS path
                        FROM pg_catalog.unnest(p.proconfig) AS c
