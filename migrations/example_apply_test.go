@@ -44,7 +44,7 @@ func ExampleApply() {
 	// Output:
 	// Apply: <nil>
 	// BEGIN SELECT pg_catalog.pg_advisory_xact_lock(126879511733604)
-	// 49 statements, COMMIT
+	// 51 statements, COMMIT
 	// Apply: migrations: 0001_sortid.up.sql statement 4: permission denied for schema public
 	// 5 statements, ROLLBACK
 }

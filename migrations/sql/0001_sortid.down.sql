@@ -70,6 +70,8 @@ DROP FUNCTION IF EXISTS scru128_timestamp(pg_catalog.uuid);
 
 DROP FUNCTION IF EXISTS scru128_generate();
 
+DROP FUNCTION IF EXISTS sortid_scru128_next(pg_catalog.text, double precision);
+
 DROP FUNCTION IF EXISTS huid_max(pg_catalog.timestamptz);
 
 DROP FUNCTION IF EXISTS huid_min(pg_catalog.timestamptz);
