@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Benchmark of the sortid SQL generators against gen_random_uuid() and bigserial.
 #
-#   benchmarks/sql/run.sh [rounds]        (default 5 rounds, interleaved)
+#   benchmarks/sql/run.sh [rounds]        (default 5 rounds, interleaved; ROWS=1000000)
 #
 # Connection: the usual libpq variables (PGHOST, PGPORT, PGUSER, PGDATABASE); the
 # script creates and drops a scratch database named sortid_bench_$$.
 # Every round runs, in turn, for each generator:
-#   * INSERT INTO t(x) SELECT g FROM generate_series(1, 1000000) g, t's PRIMARY KEY
-#     filled by DEFAULT f() (a duplicate key is reported as FAIL);
-#   * SELECT count(f()) FROM generate_series(1, 1000000).
-# It prints each round's ms, the median, and rows/s relative to gen_random_uuid()
-# (median uuid ms / median ms, so > 1 is faster).
-# The bench_* generators exist only in the scratch database, to price designs not
-# shipped; designs.sql says what each one is.
+#   * INSERT INTO t(x) SELECT g FROM generate_series(1, ROWS) g into an UNLOGGED table
+#     whose PRIMARY KEY is filled by DEFAULT f() (a duplicate key is reported as FAIL);
+#   * SELECT count(f()) FROM generate_series(1, ROWS).
+# Each round runs the contenders back to back, so noise on a shared machine hits them
+# alike. It prints each round's ms, the median, and rows/s relative to gen_random_uuid():
+# vs_uuid is median uuid ms / median ms, paired the median over rounds of that round's
+# uuid ms / ms, with its quartiles (> 1 is faster).
 set -euo pipefail
 rounds=${1:-5}
+rows=${ROWS:-1000000}
 here=$(cd "$(dirname "$0")" && pwd)
 db=sortid_bench_$$
 psql_base=(psql -X -v ON_ERROR_STOP=1 -q)
@@ -22,16 +23,12 @@ psql_base=(psql -X -v ON_ERROR_STOP=1 -q)
 trap '"${psql_base[@]}" -d "${PGDATABASE:-postgres}" -c "DROP DATABASE IF EXISTS $db"' EXIT
 P=("${psql_base[@]}" -d "$db")
 "${P[@]}" -f "$here/../../migrations/sql/0001_sortid.up.sql"
-"${P[@]}" -f "$here/designs.sql"
 "${P[@]}" <<'SQL'
-CREATE TABLE t_gen_random_uuid     (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), x int);
-CREATE TABLE t_huid_generate       (id bigint PRIMARY KEY DEFAULT huid_generate(), x int);
-CREATE TABLE t_bench_huid_fresh    (id bigint PRIMARY KEY DEFAULT bench_huid_fresh(), x int);
-CREATE TABLE t_bench_huid_greatest (id bigint PRIMARY KEY DEFAULT bench_huid_greatest(), x int);
-CREATE TABLE t_bench_huid_nomix    (id bigint PRIMARY KEY DEFAULT bench_huid_nomix(), x int);
-CREATE TABLE t_bench_huid_mixexpr  (id bigint PRIMARY KEY DEFAULT bench_huid_mixexpr(), x int);
-CREATE TABLE t_scru128_generate    (id uuid PRIMARY KEY DEFAULT scru128_generate(), x int);
-CREATE TABLE t_bigserial           (id bigserial PRIMARY KEY, x int);
+CREATE UNLOGGED TABLE t_gen_random_uuid        (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), x int);
+CREATE UNLOGGED TABLE t_huid_generate          (id bigint PRIMARY KEY DEFAULT huid_generate(), x int);
+CREATE UNLOGGED TABLE t_scru128_generate       (id uuid PRIMARY KEY DEFAULT scru128_generate(), x int);
+CREATE UNLOGGED TABLE t_scru128_generate_bytea (id bytea PRIMARY KEY DEFAULT scru128_generate_bytea(), x int);
+CREATE UNLOGGED TABLE t_bigserial              (id bigserial PRIMARY KEY, x int);
 SQL
 
 # timed SQL -> prints ms, or FAIL:<first error line>
@@ -45,26 +42,31 @@ timed() {
 }
 
 declare -A res
-gens=(gen_random_uuid huid_generate bench_huid_fresh bench_huid_greatest bench_huid_nomix bench_huid_mixexpr scru128_generate)
+gens=(gen_random_uuid huid_generate scru128_generate scru128_generate_bytea)
 for ((r = 1; r <= rounds; r++)); do
   for f in "${gens[@]}" bigserial; do
     "${P[@]}" -c "TRUNCATE t_$f; CHECKPOINT"
-    ms=$(timed "INSERT INTO t_$f(x) SELECT g FROM generate_series(1, 1000000) g")
+    ms=$(timed "INSERT INTO t_$f(x) SELECT g FROM generate_series(1, $rows) g")
     res["insert $f"]+="$ms "
     echo "round $r: insert $f $ms" >&2
   done
   for f in "${gens[@]}"; do
-    ms=$(timed "SELECT count($f()) FROM generate_series(1, 1000000)")
+    ms=$(timed "SELECT count($f()) FROM generate_series(1, $rows)")
     res["select $f"]+="$ms "
     echo "round $r: select $f $ms" >&2
   done
 done
 
 median() { tr ' ' '\n' | { grep -E '^[0-9.]+$' || true; } | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-printf '%-30s %-10s %-8s %s\n' measurement median_ms vs_uuid rounds_ms
+# paired: the ratio uuid ms / contender ms of each round, then the median of those
+paired() { awk -v b="$1" -v m="$2" 'BEGIN {n = split(b, x, " "); split(m, y, " "); for (i = 1; i <= n; i++) if (x[i] ~ /^[0-9.]+$/ && y[i] ~ /^[0-9.]+$/) printf "%.4f ", x[i] / y[i]}'; }
+printf '%-30s %-10s %-8s %-8s %-11s %s\n' measurement median_ms vs_uuid paired paired_q1q3 rounds_ms
 for k in "${!res[@]}"; do
   m=$(median <<<"${res[$k]}")
   base=$(median <<<"${res["${k%% *} gen_random_uuid"]}")
   ratio=$(awk -v b="$base" -v m="$m" 'BEGIN {if (m == "n/a" || b == "n/a") print "n/a"; else printf "%.2f", b / m}')
-  printf '%-30s %-10s %-8s %s\n' "$k" "$m" "$ratio" "${res[$k]}"
+  ratios=$(paired "${res["${k%% *} gen_random_uuid"]}" "${res[$k]}")
+  pm=$(median <<<"$ratios")
+  q=$(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.2f-%.2f", a[int((NR+3)/4)], a[int((3*NR+3)/4)]; else print "n/a"}')
+  printf '%-30s %-10s %-8s %-8.2f %-11s %s\n' "$k" "$m" "$ratio" "$pm" "$q" "${res[$k]}"
 done | sort

@@ -17,9 +17,9 @@
 -- guards check them: the type names in argument and result lists, written bare (uuid,
 -- text, timestamptz, bytea, anyelement, anycompatible) because schema readers such as
 -- sqlc map only the bare names to Go types; and the calls between sortid functions,
--- which must find this schema's. PL/pgSQL bodies are parsed at run time: sortid_raise and
--- scru128_generate pin SET search_path = pg_catalog, pg_temp; sortid_huid_mix, on
--- huid_generate()'s hot path, qualifies every function and operator instead.
+-- which must find this schema's. PL/pgSQL bodies are parsed at run time: sortid_raise
+-- pins SET search_path = pg_catalog, pg_temp; sortid_huid_mix and sortid_scru128_next,
+-- on the generators' paths, qualify every function and operator instead.
 --
 -- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, format, value, model)
 -- in a CASE branch. sortid_raise is IMMUTABLE, so that the IMMUTABLE functions calling it
@@ -38,7 +38,7 @@
 --
 -- Session state, in custom settings set with set_config(..., false); do not set them:
 --   sortid.huid_state, sortid.huid_key   huid_generate() (see its comment)
---   sortid.scru128_state                 "timestamp,counter,per_sec_random_hex,ts_last_sec"
+--   sortid.scru128_state                 scru128_generate() (see the SCRU128 generator)
 -- Settings changed in a (sub)transaction that rolls back revert with it. Installs in
 -- several schemas share them, which keeps one session's HUIDs distinct across schemas.
 
@@ -99,6 +99,7 @@ RETURN ARRAY[
   'function scru128_min(pg_catalog.timestamptz)',
   'function scru128_timestamp(pg_catalog.uuid)',
   'function scru128_generate()',
+  'function sortid_scru128_next(pg_catalog.text, double precision)',
   'function huid_max(pg_catalog.timestamptz)',
   'function huid_min(pg_catalog.timestamptz)',
   'function huid_timestamp(bigint)',
@@ -313,8 +314,9 @@ COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of
 --                 | per_gen_random(32), big-endian = the 16 uuid bytes.
 ------------------------------------------------------------------------------------------
 
--- scru128_generate returns a new SCRU128 ID; each database session is one generator
--- with its state in the GUC sortid.scru128_state:
+-- SCRU128 generator. Each database session is one generator, with its state in the
+-- setting sortid.scru128_state: 75 hex digits, the last ID (32: timestamp 11, counter
+-- 7, per_sec_random 6, per_gen_random 8), ts_last_sec (11) and the session key (32).
 --   * new millisecond: counter := random 28 bits;
 --   * same millisecond, or clock behind the last timestamp by at most 10 000 ms: keep
 --     the last timestamp, counter + 1; on counter overflow (2^28) timestamp + 1 and a
@@ -323,67 +325,104 @@ COMMENT ON FUNCTION huid_max(pg_catalog.timestamptz) IS 'sortid: largest HUID of
 --     session's output is not ascending);
 --   * per_sec_random (24 bits) renewed when timestamp - ts_last_sec > 1000;
 --   * per_gen_random: 32 fresh bits for every ID.
--- All random bits come from one gen_random_uuid() per call, never from its version and
--- variant nibbles. Raises SQLSTATE 22008 rather than emit the reserved timestamps 0 and
--- 2^44-1 (clock before 2020-01-01T00:00:00.001Z or after 2577-06-22T06:20:44.414Z).
+-- Random bits: the key is one gen_random_uuid() (122 random bits), drawn on the
+-- session's first call; every call takes its bits from SHA-256(previous state || the
+-- clock as float8), a keyed hash of an input no other call of the session has (the
+-- state changes with every ID, and after a rollback restores an earlier state the
+-- clock has moved on), so the bits are as unpredictable as the key and fresh for
+-- every ID, without a gen_random_uuid() (several times dearer than SHA-256) per ID.
 -- The state rolls back with a failed (sub)transaction, so the ID after a rollback can
--- repeat the timestamp and counter of a rolled-back one and sort before it; it still
--- differs in its 32 fresh random bits.
-CREATE OR REPLACE FUNCTION scru128_generate()
-RETURNS uuid
+-- repeat the timestamp and counter of a rolled-back one and sort before it; its random
+-- bits are still fresh, so it differs (a session whose first transaction rolls back
+-- also loses its key and draws a new one).
+
+-- sortid_scru128_next returns the state after s for the clock e (unix seconds) when
+-- scru128_generate() leaves its fast path: first call, new millisecond, counter
+-- overflow, clock more than 10 s behind. PL/pgSQL for its branches and local
+-- variables; parsed at run time, so every function, operator and non-keyword type is
+-- pg_catalog-qualified instead of paying for a SET search_path clause. Raises SQLSTATE
+-- 22008 rather than emit the reserved timestamps 0 and 2^44-1 (clock before
+-- 2020-01-01T00:00:00.001Z or after 2577-06-22T06:20:44.414Z).
+CREATE OR REPLACE FUNCTION sortid_scru128_next(s text, e double precision)
+RETURNS text
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
 AS $sortid$
 DECLARE
-  -- 8-4-4-4-12 hex digits; digit 15 (version) and 20 (variant) are not random.
-  r      text := gen_random_uuid()::text;
-  now_ms bigint := floor(date_part('epoch', clock_timestamp()) * 1000)::bigint - 1577836800000;
-  st     text := current_setting('sortid.scru128_state', true);
+  now_ms bigint := pg_catalog.floor(e OPERATOR(pg_catalog.*) 1000)::bigint OPERATOR(pg_catalog.-) 1577836800000;
   ts     bigint;
-  cnt    bigint;
-  psr    text;   -- per_sec_random, 6 hex digits
-  tsec   bigint; -- ts_last_sec
+  tsec   bigint;
+  psr    pg_catalog.text;
+  k      pg_catalog.text;
+  h      pg_catalog.text;
 BEGIN
-  IF st IS NOT NULL AND st <> '' THEN
-    ts   := split_part(st, ',', 1)::bigint;
-    cnt  := split_part(st, ',', 2)::bigint;
-    psr  := split_part(st, ',', 3);
-    tsec := split_part(st, ',', 4)::bigint;
-  END IF;
-
-  IF ts IS NULL OR now_ms > ts THEN
-    ts  := now_ms;
-    cnt := ('x' || substr(r, 25, 7))::bit(28)::bigint;
-  ELSIF now_ms >= ts - 10000 THEN
-    cnt := cnt + 1;
-    IF cnt > 268435455 THEN
-      ts  := ts + 1;
-      cnt := ('x' || substr(r, 25, 7))::bit(28)::bigint;
-    END IF;
+  IF pg_catalog.length(s) OPERATOR(pg_catalog.=) 75 THEN
+    ts   := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(s, 1, 11))::bit(44)::bigint;
+    psr  := pg_catalog.substr(s, 19, 6);
+    tsec := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(s, 33, 11))::bit(44)::bigint;
+    k    := pg_catalog.substr(s, 44, 32);
   ELSE
+    k := pg_catalog.translate(pg_catalog.gen_random_uuid()::pg_catalog.text, '-', '');
+    s := k;
+  END IF;
+  -- hex digits 1-8 per_gen_random, 9-15 counter, 16-21 per_sec_random
+  h := pg_catalog.encode(pg_catalog.sha256(s::pg_catalog.bytea OPERATOR(pg_catalog.||) pg_catalog.float8send(e)), 'hex');
+  IF ts IS NULL OR now_ms OPERATOR(pg_catalog.>) ts THEN
+    ts := now_ms;
+  ELSIF now_ms OPERATOR(pg_catalog.<) (ts OPERATOR(pg_catalog.-) 10000) THEN
     ts   := now_ms;
-    cnt  := ('x' || substr(r, 25, 7))::bit(28)::bigint;
     tsec := NULL;
+  ELSE
+    ts := ts OPERATOR(pg_catalog.+) 1;
   END IF;
-
-  IF tsec IS NULL OR ts - tsec > 1000 THEN
+  IF tsec IS NULL OR (ts OPERATOR(pg_catalog.-) tsec) OPERATOR(pg_catalog.>) 1000 THEN
     tsec := ts;
-    psr  := substr(r, 32, 5) || substr(r, 10, 1);
+    psr  := pg_catalog.substr(h, 16, 6);
   END IF;
-
-  IF ts < 1 OR ts > 17592186044414 THEN
+  IF ts OPERATOR(pg_catalog.<) 1 OR ts OPERATOR(pg_catalog.>) 17592186044414 THEN
     RAISE EXCEPTION USING ERRCODE = '22008',
-      MESSAGE = format('scru128_generate: clock %s gives SCRU128 timestamp %s, outside 1 .. 17592186044414',
-                       clock_timestamp(), ts);
+      MESSAGE = pg_catalog.format('scru128_generate: clock %s gives SCRU128 timestamp %s, outside 1 .. 17592186044414',
+                                  pg_catalog.to_timestamp(e), ts);
   END IF;
-
-  st := set_config('sortid.scru128_state',
-                   ts::text || ',' || cnt::text || ',' || psr || ',' || tsec::text, false);
-  RETURN (lpad(to_hex(ts), 11, '0') || lpad(to_hex(cnt), 7, '0') || psr || left(r, 8))::uuid;
+  RETURN pg_catalog.lpad(pg_catalog.to_hex(ts), 11, '0')
+    OPERATOR(pg_catalog.||) pg_catalog.substr(h, 9, 7)
+    OPERATOR(pg_catalog.||) psr
+    OPERATOR(pg_catalog.||) pg_catalog.substr(h, 1, 8)
+    OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(tsec), 11, '0')
+    OPERATOR(pg_catalog.||) k;
 END
 $sortid$;
 
-COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid; one generator per session, ascending unless the clock steps back > 10 s or a (sub)transaction that drew IDs rolls back (the state rolls back with it; the next ID then differs from the rolled-back ones but can sort before them); errors on reserved timestamps.';
+COMMENT ON FUNCTION sortid_scru128_next(pg_catalog.text, double precision) IS 'sortid internal: scru128_generate() state after state s at clock e (unix seconds) off its fast path; errors on reserved timestamps.';
+
+-- scru128_generate returns a new SCRU128 ID (rules above). One inlinable expression:
+-- the fast path (clock at most 10 s behind the last timestamp and not past it,
+-- counter below 2^28-1) is counter + 1 and 32 bits of SHA-256, evaluated in place;
+-- the rest goes to sortid_scru128_next. The clock is read more than once, which can
+-- only move it forward.
+CREATE OR REPLACE FUNCTION scru128_generate()
+RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN pg_catalog.left(pg_catalog.set_config('sortid.scru128_state',
+  CASE
+    WHEN pg_catalog.length(pg_catalog.current_setting('sortid.scru128_state', true)) OPERATOR(pg_catalog.=) 75
+     AND pg_catalog.abs(((('x' OPERATOR(pg_catalog.||) pg_catalog.left(pg_catalog.current_setting('sortid.scru128_state', true), 11))::bit(44)::bigint
+                          OPERATOR(pg_catalog.-) (pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint
+                                                  OPERATOR(pg_catalog.-) 1577836800000)) OPERATOR(pg_catalog.*) 2)
+                        OPERATOR(pg_catalog.-) 10000) OPERATOR(pg_catalog.<=) 10000
+     AND pg_catalog.substr(pg_catalog.current_setting('sortid.scru128_state', true), 12, 7) OPERATOR(pg_catalog.<>) 'fffffff'
+    THEN pg_catalog.left(pg_catalog.current_setting('sortid.scru128_state', true), 11)
+      OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(('x' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.current_setting('sortid.scru128_state', true), 12, 7))::bit(28)::bigint
+                                                                OPERATOR(pg_catalog.+) 1), 7, '0')
+      OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.current_setting('sortid.scru128_state', true), 19, 6)
+      OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(
+                                pg_catalog.current_setting('sortid.scru128_state', true)::pg_catalog.bytea
+                                OPERATOR(pg_catalog.||) pg_catalog.float8send(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()))), 1, 4), 'hex')
+      OPERATOR(pg_catalog.||) pg_catalog.right(pg_catalog.current_setting('sortid.scru128_state', true), 43)
+    ELSE sortid_scru128_next(pg_catalog.current_setting('sortid.scru128_state', true),
+                             pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()))
+  END, false), 32)::pg_catalog.uuid;
+
+COMMENT ON FUNCTION scru128_generate() IS 'sortid: new SCRU128 v1.0.2 ID as uuid; one generator per session, ascending unless the clock steps back > 10 s or a (sub)transaction that drew IDs rolls back (the state rolls back with it; the next ID then differs from the rolled-back ones but can sort before them); random bits from SHA-256 keyed by one gen_random_uuid() per session; errors on reserved timestamps.';
 
 -- scru128_timestamp returns the millisecond encoded in a SCRU128 ID (any 44-bit value,
 -- reserved ones included).
