@@ -41,3 +41,7 @@ var ErrRandomSource = errors.New("idtype: random source failed")
 // ErrInvalidArgument is returned (wrapped) by the collision estimates when a
 // rate or a generator count is not usable.
 var ErrInvalidArgument = errors.New("idtype: invalid argument")
+
+// ErrImplausibleTime is returned (wrapped) by [TimeCheck] when an ID's time
+// lies further from now than the skew allows.
+var ErrImplausibleTime = errors.New("idtype: ID time implausible")

@@ -134,3 +134,21 @@ func ExampleHUIDCollisions() {
 	// 1.8e+05 per day, 6.58e+07 per year
 	// SCRU128: 7.14e-12 per year
 }
+
+// A key made by a client is checked against the clock before it is stored:
+// here one made a day ago, with a day's skew allowed into the past, and one
+// from a clock an hour fast, with a minute allowed into the future.
+func ExampleTimeCheck() {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	check := idtype.TimeCheck{Past: 24 * time.Hour, Future: time.Minute, Now: func() time.Time { return now }}
+	yesterday, _ := idtype.HUIDFromParts(now.Add(-24*time.Hour), 1)
+	fast, _ := idtype.HUIDFromParts(now.Add(time.Hour), 1)
+	fmt.Println(check.HUID(yesterday))
+	err := check.HUID(fast)
+	fmt.Println(errors.Is(err, idtype.ErrImplausibleTime))
+	fmt.Println(err)
+	// Output:
+	// <nil>
+	// true
+	// idtype: ID time implausible: HUID 27458430566400001 was made at 2026-06-01T13:00:00.000Z, 1h0m0s after now (2026-06-01T12:00:00.000Z); at most 1m0s is allowed
+}
