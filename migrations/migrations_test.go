@@ -199,7 +199,7 @@ var (
 	guardRE = regexp.MustCompile(`FOREACH typ IN ARRAY ARRAY\[([^\]]*)\] LOOP`)
 	// keywordTypes are type names that are SQL keywords: the grammar maps them to
 	// pg_catalog's types whatever the search_path.
-	keywordTypes = []string{"bigint", "integer", "smallint", "boolean", "double precision"}
+	keywordTypes = []string{"bigint", "integer", "smallint", "boolean", "double precision", "interval"}
 )
 
 // TestDeclaredTypesBareAndGuarded: every type name in a function's argument

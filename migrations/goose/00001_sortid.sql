@@ -91,6 +91,9 @@ CREATE OR REPLACE FUNCTION sortid_objects()
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ARRAY[
+  'function scru128_check_time(pg_catalog.uuid, interval, interval)',
+  'function huid_check_time(bigint, interval, interval)',
+  'function sortid_check_time(pg_catalog.text, pg_catalog.text, pg_catalog.timestamptz, interval, interval, pg_catalog.timestamptz)',
   'domain scru128_bytes',
   'function scru128_max_bytea(pg_catalog.timestamptz)',
   'function scru128_min_bytea(pg_catalog.timestamptz)',
@@ -710,6 +713,67 @@ RETURN pg_catalog.uuid_send(scru128_max(ts));
 
 -- +goose StatementBegin
 COMMENT ON FUNCTION scru128_max_bytea(pg_catalog.timestamptz) IS 'sortid: scru128_max() as 16 big-endian bytes.';
+-- +goose StatementEnd
+
+------------------------------------------------------------------------------------------
+-- Keys made elsewhere: is the time of a client's key plausible?
+------------------------------------------------------------------------------------------
+
+-- sortid_check_time returns true when t, the time of the key id (of the given kind), lies
+-- within [at - past, at + future], both ends included, as Go's idtype.TimeCheck; otherwise
+-- it raises SQLSTATE 22008 naming the key, its time, at and the skew, or 22023 for a
+-- negative skew. Any NULL argument gives NULL.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION sortid_check_time(kind text, id text, t timestamptz, past interval,
+                                             future interval, at timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN CASE
+  WHEN t IS NULL OR past IS NULL OR future IS NULL OR at IS NULL THEN NULL
+  WHEN past OPERATOR(pg_catalog.<) INTERVAL '0' OR future OPERATOR(pg_catalog.<) INTERVAL '0'
+  THEN sortid_raise('22023', '%s',
+         pg_catalog.format('%s_check_time: the skew must not be negative (past %s, future %s)',
+                           pg_catalog.lower(kind), past, future), NULL::boolean)
+  WHEN t OPERATOR(pg_catalog.<) (at OPERATOR(pg_catalog.-) past)
+  THEN sortid_raise('22008', '%s',
+         pg_catalog.format('%s_check_time: %s %s was made at %s, %s before now (%s); at most %s is allowed',
+                           pg_catalog.lower(kind), kind, id, t, at OPERATOR(pg_catalog.-) t, at, past), NULL::boolean)
+  WHEN t OPERATOR(pg_catalog.>) (at OPERATOR(pg_catalog.+) future)
+  THEN sortid_raise('22008', '%s',
+         pg_catalog.format('%s_check_time: %s %s was made at %s, %s after now (%s); at most %s is allowed',
+                           pg_catalog.lower(kind), kind, id, t, t OPERATOR(pg_catalog.-) at, at, future), NULL::boolean)
+  ELSE true
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+COMMENT ON FUNCTION sortid_check_time(pg_catalog.text, pg_catalog.text, pg_catalog.timestamptz, interval, interval, pg_catalog.timestamptz) IS 'sortid internal: the rule of huid_check_time and scru128_check_time, at a given now.';
+-- +goose StatementEnd
+
+-- huid_check_time is sortid_check_time for a HUID, now being clock_timestamp() at each
+-- call: for a BEFORE INSERT trigger or a CHECK constraint on keys that clients make.
+-- A negative HUID raises 22003 (huid_timestamp).
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION huid_check_time(id bigint, past interval, future interval)
+RETURNS boolean
+LANGUAGE sql VOLATILE PARALLEL SAFE
+RETURN sortid_check_time('HUID', id::pg_catalog.text, huid_timestamp(id), past, future, pg_catalog.clock_timestamp());
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+COMMENT ON FUNCTION huid_check_time(bigint, interval, interval) IS 'sortid: true when the HUID was made at most past before and future after clock_timestamp(); errors naming its time otherwise.';
+-- +goose StatementEnd
+
+-- scru128_check_time is huid_check_time for a SCRU128 (uuid).
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION scru128_check_time(id uuid, past interval, future interval)
+RETURNS boolean
+LANGUAGE sql VOLATILE PARALLEL SAFE
+RETURN sortid_check_time('SCRU128', id::pg_catalog.text, scru128_timestamp(id), past, future, pg_catalog.clock_timestamp());
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+COMMENT ON FUNCTION scru128_check_time(pg_catalog.uuid, interval, interval) IS 'sortid: true when the SCRU128 was made at most past before and future after clock_timestamp(); errors naming its time otherwise.';
 -- +goose StatementEnd
 
 -- scru128_bytes: domain for bytea columns holding a SCRU128 ID (exactly 16 bytes). A
