@@ -56,16 +56,9 @@ func createRole(t *testing.T) string {
 	return name
 }
 
-// schemaObjects lists the functions and domains of schema, as sortidObjects
-// does for the current one.
-func schemaObjects(t *testing.T, db *sql.DB, schema string) []string {
+// texts reads the one text column of rows, failing t on any error.
+func texts(t *testing.T, rows *sql.Rows, err error) []string {
 	t.Helper()
-	rows, err := db.QueryContext(t.Context(), `
-		SELECT format('function %s(%s)', p.proname, pg_get_function_identity_arguments(p.oid))
-		FROM pg_proc p WHERE p.pronamespace = $1::regnamespace
-		UNION ALL
-		SELECT 'domain ' || typname FROM pg_type WHERE typnamespace = $1::regnamespace AND typtype = 'd'
-		ORDER BY 1`, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +77,19 @@ func schemaObjects(t *testing.T, db *sql.DB, schema string) []string {
 	return out
 }
 
+// schemaObjects lists the functions and domains of schema, as sortidObjects
+// does for the current one.
+func schemaObjects(t *testing.T, db *sql.DB, schema string) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), `
+		SELECT format('function %s(%s)', p.proname, pg_get_function_identity_arguments(p.oid))
+		FROM pg_proc p WHERE p.pronamespace = $1::regnamespace
+		UNION ALL
+		SELECT 'domain ' || typname FROM pg_type WHERE typnamespace = $1::regnamespace AND typtype = 'd'
+		ORDER BY 1`, schema)
+	return texts(t, rows, err)
+}
+
 // foreignReferences lists what the functions and domain checks of schema
 // use outside it and pg_catalog.
 func foreignReferences(t *testing.T, db *sql.DB, schema string) []string {
@@ -99,19 +105,7 @@ func foreignReferences(t *testing.T, db *sql.DB, schema string) []string {
 		LEFT JOIN pg_operator ro ON d.refclassid = 'pg_operator'::regclass AND ro.oid = d.refobjid
 		WHERE coalesce(p.pronamespace, ct.typnamespace) = $1::regnamespace
 		  AND coalesce(rp.pronamespace, rt.typnamespace, ro.oprnamespace) NOT IN ($1::regnamespace, 'pg_catalog'::regnamespace)`, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
+	return texts(t, rows, err)
 }
 
 // TestMigrateSchemaPerTenant installs sortid in public and, as the owner of
@@ -386,7 +380,6 @@ func TestMigrateQualified(t *testing.T) {
 	t.Parallel()
 	_, ref := migratedDatabase(t)
 	ctx := t.Context()
-	var copies []string
 	rows, err := ref.QueryContext(ctx, `
 		SELECT DISTINCT format('CREATE FUNCTION shadow.%I(%s) RETURNS %3$s LANGUAGE plpgsql IMMUTABLE AS $b$BEGIN RAISE EXCEPTION ''shadow copy called''; END$b$',
 		                       p.proname, pg_get_function_identity_arguments(p.oid), format_type(p.prorettype, NULL))
@@ -408,19 +401,7 @@ func TestMigrateQualified(t *testing.T) {
 		WHERE o.oprnamespace = 'pg_catalog'::regnamespace AND o.oprkind IN ('b', 'l')
 		  AND NOT EXISTS (SELECT FROM unnest(ARRAY[o.oprleft, o.oprright, o.oprresult]) a JOIN pg_type t ON t.oid = a
 		                  WHERE t.typtype = 'p')`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		copies = append(copies, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	copies := texts(t, rows, err)
 	if len(copies) < 500 {
 		t.Fatalf("only %d copies: the query above lost its operators", len(copies))
 	}

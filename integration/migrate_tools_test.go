@@ -219,22 +219,7 @@ func sortidObjects(t *testing.T, db *sql.DB) []string {
 		SELECT 'domain ' || typname FROM pg_type
 		WHERE typnamespace = current_schema()::regnamespace AND typtype = 'd'
 		ORDER BY 1`)
-	if err != nil {
-		t.Fatalf("list objects: %v", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatalf("scan: %v", err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("list objects: %v", err)
-	}
-	return out
+	return texts(t, rows, err)
 }
 
 // psqlMigrator pipes `sortid sql up` / `sortid sql down` into psql with the
