@@ -64,8 +64,17 @@ func TestSQLSCRU128LiveSpecTester(t *testing.T) {
 	conn := pgtest.Conn(t)
 	var ids []idtype.SCRU128
 	start := time.Now()
-	for time.Since(start) < 3200*time.Millisecond {
-		batch, before, after := scru128Batch(t, conn, 5000)
+	// 3.2 s at least, for the renewals; longer (up to 30 s) on a loaded
+	// machine until 500 new milliseconds were seen, for the counter's bits.
+	newMs := 0
+	for time.Since(start) < 3200*time.Millisecond || newMs < 600 && time.Since(start) < 30*time.Second {
+		batch, before, after := scru128Batch(t, conn, 1000)
+		for i, id := range batch {
+			if i == 0 && len(ids) > 0 && id.Timestamp() != ids[len(ids)-1].Timestamp() ||
+				i > 0 && id.Timestamp() != batch[i-1].Timestamp() {
+				newMs++
+			}
+		}
 		for _, id := range batch {
 			if ts := id.Timestamp(); ts == 0 || ts == idtype.SCRU128MaxTimestamp {
 				t.Fatalf("%s: reserved timestamp %d", id, ts)
