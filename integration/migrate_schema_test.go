@@ -431,6 +431,10 @@ func TestMigrateQualified(t *testing.T) {
 		"SELECT scru128_max_bytea('2026-06-01+00')::text",
 		"SELECT scru128_timestamp('\\x0198a2d6e0000000000000000000ffff'::bytea)::text",
 		"SELECT 5::huid::text",
+		// Deterministic results of the generators at a given time; the array
+		// holds calls in a row at one millisecond (the counter's + 1 path).
+		"SELECT scru128_timestamp(scru128_generate_at('2026-06-01 12:00:00.5+00'))::text",
+		"SELECT array_agg(scru128_timestamp(scru128_generate_at_bytea('2026-06-01 12:00:00.5+00')))::text FROM generate_series(1, 3)",
 	}
 	for _, q := range checks {
 		var want, got sql.NullString
@@ -442,6 +446,20 @@ func TestMigrateQualified(t *testing.T) {
 		}
 	}
 	checkGenerated(t, shadowed, "SELECT huid_generate_at(now()), huid_generate(), scru128_generate() FROM generate_series(1, 1000)")
+	// scru128_generate_at's errors are raised by its own code, not by a copy.
+	ms := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC).UnixMilli() - idtype.SCRU128EpochMillis
+	if _, err := shadowed.ExecContext(ctx, "SELECT pg_catalog.set_config('sortid.scru128_at_state', $1, false)",
+		fmt.Sprintf("%011x%07x%06x%011x", ms, idtype.SCRU128MaxCounter, 1, ms)); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"SELECT scru128_generate_at('2019-06-01+00')":       "is outside the SCRU128 range",
+		"SELECT scru128_generate_at('2026-06-01 12:00+00')": "is used up in this session",
+	} {
+		if _, err := shadowed.ExecContext(ctx, q); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s with the copies searched first: %v, want an error saying %q", q, err, want)
+		}
+	}
 	if _, err := shadowed.ExecContext(ctx, "SELECT (-1)::bigint::huid"); err == nil {
 		t.Error("the huid domain accepts -1 (its CHECK used a copy)")
 	}
