@@ -371,8 +371,10 @@ func TestMigrateDownInUseChangesNothing(t *testing.T) {
 
 // TestMigrateQualified migrates with a schema searched before pg_catalog
 // that holds, with the same argument types, a copy that raises of every
-// binary and prefix operator of pg_catalog and of every function the sortid
-// objects use: an operator or function left unqualified in a body or a
+// binary and prefix operator of pg_catalog and of every pg_catalog function
+// the sortid objects use, found by the names their bodies qualify (pg_depend
+// records no dependency on a built-in, nor any for a PL/pgSQL body, whose
+// calls are resolved at run time): an operator or function left unqualified in a body or a
 // domain CHECK would resolve to the copy (and fail the migration's guard),
 // and one in a DO block of up or down, or called at run time, would raise. The migration succeeds, the functions, called with that
 // search_path too, give what a plain install gives, and down works.
@@ -388,7 +390,8 @@ func TestMigrateQualified(t *testing.T) {
 		  AND (p.oid IN (SELECT d.refobjid FROM pg_depend d
 		                 JOIN pg_proc o ON d.classid = 'pg_proc'::regclass AND o.oid = d.objid
 		                 WHERE o.pronamespace = 'public'::regnamespace AND d.refclassid = 'pg_proc'::regclass)
-		       OR p.proname = 'hashint8extended')
+		       OR p.proname IN (SELECT m[1] FROM pg_proc o, regexp_matches(o.prosrc, 'pg_catalog\.(\w+)\s*\(', 'g') AS m
+		                        WHERE o.pronamespace = 'public'::regnamespace))
 		  AND NOT EXISTS (SELECT FROM unnest(p.proargtypes::oid[] || p.prorettype) a JOIN pg_type t ON t.oid = a WHERE t.typtype = 'p')
 		UNION ALL
 		SELECT format('CREATE FUNCTION shadow.op%s(%s) RETURNS %s LANGUAGE plpgsql IMMUTABLE AS $b$BEGIN RAISE EXCEPTION ''shadow copy called''; END$b$; '
