@@ -31,6 +31,8 @@
 // anchored to the wall clock once a second (time.Now costs about twice a
 // monotonic read). The HUID generator never repeats an ID it made itself;
 // between processes only the birthday bound holds ([HUIDCollisions]).
+// [SCRU128Generator.GenerateAt] and [GenerateSCRU128At] make SCRU128s of a
+// given time, for backfills and imports ([HUIDFromParts] for HUIDs).
 //
 // HUIDs of one millisecond come in random order (spec §6.3). For a bulk
 // insert, [FillHUIDs] makes a whole batch at once and sorts it, so the rows

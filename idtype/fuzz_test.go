@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Each fuzz target is seeded from the package's vector tables and checks
@@ -224,6 +225,39 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			}
 		} else if out, _ := id.MarshalBinary(); string(out) != string(b) {
 			t.Fatalf("SCRU128 binary round trip of %x: %x", b, out)
+		}
+	})
+}
+
+// FuzzSCRU128GenerateAt: for any time, GenerateAt either makes an ID of that
+// time truncated to the millisecond, twice in a row with the counter going up
+// by 1, or refuses with an error wrapping ErrTimeOutOfRange that names the
+// time, exactly when the millisecond lies outside 1 to 2^44-2 ms after
+// 2020-01-01 (worked out here from the Unix seconds, not as GenerateAt does).
+func FuzzSCRU128GenerateAt(f *testing.F) {
+	for _, tc := range scru128AtTimes {
+		f.Add(tc.t.Unix(), int64(tc.t.Nanosecond()))
+	}
+	f.Fuzz(func(t *testing.T, sec, nsec int64) {
+		when := time.Unix(sec, nsec)
+		const first, last = SCRU128EpochMillis + 1, SCRU128EpochMillis + SCRU128MaxTimestamp - 1
+		unixSec := when.Unix()
+		ms := unixSec*1000 + int64(when.Nanosecond())/1e6 // used only where it cannot overflow
+		inWindow := unixSec >= first/1000 && unixSec <= last/1000 && ms >= first && ms <= last
+		g := NewSCRU128Generator(WithRandom(chacha(14)))
+		a, err := g.GenerateAt(when)
+		if !inWindow {
+			if !errors.Is(err, ErrTimeOutOfRange) || !strings.Contains(err.Error(), when.UTC().Format(time.RFC3339Nano)) {
+				t.Fatalf("GenerateAt(%v) = %s, %v; want an error wrapping ErrTimeOutOfRange naming the time", when, a, err)
+			}
+			return
+		}
+		if err != nil || !a.Time().Equal(when.Truncate(time.Millisecond)) || a.Time().UnixMilli() != ms {
+			t.Fatalf("GenerateAt(%v) = %s (time %v), %v; want time %v", when, a, a.Time(), err, when.Truncate(time.Millisecond))
+		}
+		b, err := g.GenerateAt(when)
+		if err != nil || b.Timestamp() != a.Timestamp() || b.Counter() != a.Counter()+1 || b.Compare(a) <= 0 {
+			t.Fatalf("second GenerateAt(%v) = %s, %v after %s; want the counter + 1", when, b, err, a)
 		}
 	})
 }

@@ -11,7 +11,8 @@ import (
 // past the last renewal.
 const perSecRenewal = 1000
 
-// SCRU128Generator makes SCRU128 v1.0.2 IDs in strictly increasing order:
+// SCRU128Generator makes SCRU128 v1.0.2 IDs. [SCRU128Generator.Generate]
+// reads the clock and makes them in strictly increasing order:
 //   - a new millisecond resets the counter to a random 28-bit value;
 //   - within the same millisecond the counter goes up by exactly 1;
 //   - per_sec_random is renewed when the timestamp is more than 1000 ms past
@@ -22,15 +23,18 @@ const perSecRenewal = 1000
 //     keeps counting; when it goes back further it restarts from the clock,
 //     and only then may an ID sort below an earlier one.
 //
-// The reserved timestamps 0 and 2^44-1 are never emitted. A SCRU128Generator
-// is safe for concurrent use; its output is strictly increasing across all
-// goroutines that share it.
+// [SCRU128Generator.GenerateAt] makes IDs at given times, for backfills and
+// imports, with a state of its own, so that the two never disturb each
+// other's order. The reserved timestamps 0 and 2^44-1 are never emitted. A
+// SCRU128Generator is safe for concurrent use; Generate's output is strictly
+// increasing across all goroutines that share it.
 type SCRU128Generator struct {
 	unixMilli func() int64
 
-	mu     sync.Mutex
-	random *randomSource
-	state  scru128State
+	mu      sync.Mutex
+	random  *randomSource
+	state   scru128State // Generate's
+	atState scru128State // GenerateAt's
 }
 
 type scru128State struct {
@@ -67,6 +71,13 @@ func NewSCRU128() SCRU128 {
 // the clock is not 1 to 2^44-2 ms past 2020-01-01T00:00:00Z.
 func GenerateSCRU128() (SCRU128, error) { return defaultSCRU128Generator.Generate() }
 
+// GenerateSCRU128At returns a SCRU128 carrying the time t from the default
+// generator, as [SCRU128Generator.GenerateAt] does: for backfills and
+// imports within one process. It returns an error wrapping
+// [ErrTimeOutOfRange] when t is outside the window or the counter of its
+// millisecond is used up, or wrapping [ErrRandomSource].
+func GenerateSCRU128At(t time.Time) (SCRU128, error) { return defaultSCRU128Generator.GenerateAt(t) }
+
 // Generate returns the next SCRU128. It reads from the random source, as
 // big-endian integers: 4 bytes (28 bits used) for a new counter when one is
 // drawn, 3 bytes for a new per_sec_random when it is renewed, then 4 bytes
@@ -83,6 +94,63 @@ func (g *SCRU128Generator) Generate() (SCRU128, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	next, err := g.state.next(uint64(now), g.random)
+	return g.emit(&g.state, next, err)
+}
+
+// The first and the last millisecond a generator may emit, and the first
+// instant past the last one: the reserved timestamps 0 and 2^44-1 lie
+// outside.
+var (
+	scru128FirstGenerated = time.UnixMilli(SCRU128EpochMillis + 1)
+	scru128LastGenerated  = time.UnixMilli(SCRU128EpochMillis + SCRU128MaxTimestamp - 1)
+	scru128PastGenerated  = time.UnixMilli(SCRU128EpochMillis + SCRU128MaxTimestamp)
+)
+
+// GenerateAt returns a SCRU128 whose time is t, truncated to the
+// millisecond, for backfills and imports. Its fields follow the spec as for
+// an ID made at t: within the same millisecond as the previous GenerateAt
+// call the counter goes up by exactly 1, so IDs made one after another at
+// one time strictly increase; any other millisecond, later or earlier, gets
+// a random counter. per_sec_random is renewed when the timestamp is more
+// than 1000 ms past its last renewal or before it (a backfill's times may
+// go back); per_gen_random is fresh for every ID. GenerateAt keeps a state
+// of its own, apart from [SCRU128Generator.Generate]'s, so calls of the two
+// can be mixed. IDs sort by the times given, whatever the order of the
+// calls; a millisecond returned to after another one starts from a new
+// random counter, so its new IDs may sort below its earlier ones.
+//
+// It reads from the random source in Generate's order, as big-endian
+// integers: 4 bytes (28 bits used) for a new counter when one is drawn, 3
+// bytes for a new per_sec_random when it is renewed, then 4 bytes for
+// per_gen_random.
+//
+// It returns an error wrapping [ErrTimeOutOfRange] when t is outside
+// [2020-01-01T00:00:00.001Z, 2577-06-22T06:20:44.414Z] (SCRU128 timestamps
+// 1 to 2^44-2; 0 and 2^44-1 are reserved), or when the counter of t's
+// millisecond is used up in this generator: it does not move to the next
+// millisecond, as the ID must carry t. As the first counter of a
+// millisecond is random, n IDs made in a row at one time hit that limit
+// with a probability of about n/2^28. It returns an error wrapping
+// [ErrRandomSource] when the random source fails. The generator's state is
+// unchanged after an error.
+func (g *SCRU128Generator) GenerateAt(t time.Time) (SCRU128, error) {
+	// Compared as times first: t.UnixMilli overflows far outside the window.
+	if t.Before(scru128FirstGenerated) || !t.Before(scru128PastGenerated) {
+		return SCRU128{}, fmt.Errorf("%w: %s is outside SCRU128's window [%s, %s] (timestamps 0 and 2^44-1 are reserved)",
+			ErrTimeOutOfRange, t.UTC().Format(time.RFC3339Nano),
+			formatMilli(scru128FirstGenerated.UnixMilli()), formatMilli(scru128LastGenerated.UnixMilli()))
+	}
+	ts := uint64(t.UnixMilli() - SCRU128EpochMillis)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	next, err := g.atState.nextAt(ts, g.random)
+	return g.emit(&g.atState, next, err)
+}
+
+// emit draws per_gen_random and returns the ID of state next, storing next
+// in *state; after an error, err's or the draw's, *state is left unchanged.
+// The caller holds g.mu.
+func (g *SCRU128Generator) emit(state *scru128State, next scru128State, err error) (SCRU128, error) {
 	if err != nil {
 		return SCRU128{}, err
 	}
@@ -90,11 +158,12 @@ func (g *SCRU128Generator) Generate() (SCRU128, error) {
 	if err != nil {
 		return SCRU128{}, err
 	}
-	g.state = next
+	*state = next
 	return makeSCRU128(next.timestamp, next.counter, next.perSec, perGen), nil
 }
 
-// next returns the state for an ID made at clock time now (ms since 2020).
+// next returns the state for an ID made by Generate at clock time now (ms
+// since 2020).
 func (s scru128State) next(now uint64, random *randomSource) (scru128State, error) {
 	if s.started && now+rollbackTolerance < s.timestamp {
 		s.started = false // the clock went back too far: restart from it
@@ -116,11 +185,40 @@ func (s scru128State) next(now uint64, random *randomSource) (scru128State, erro
 	if err != nil {
 		return s, err
 	}
-	if !s.started || s.timestamp-s.lastSec > perSecRenewal {
-		s.lastSec = s.timestamp
+	return s.renewPerSec(random)
+}
+
+// nextAt returns the state for an ID made by GenerateAt at timestamp ts (ms
+// since 2020, within the window).
+func (s scru128State) nextAt(ts uint64, random *randomSource) (scru128State, error) {
+	var err error
+	switch {
+	case !s.started || ts != s.timestamp:
+		s.timestamp = ts
+		s.counter, err = random.bits(28)
+	case s.counter < SCRU128MaxCounter:
+		s.counter++
+	default: // the ID must carry ts, so there is no next millisecond to borrow
+		return s, fmt.Errorf("%w: the counter of %s is used up in this generator (2^28-1 reached); make this ID at another time or with another generator",
+			ErrTimeOutOfRange, formatMilli(int64(ts)+SCRU128EpochMillis))
+	}
+	if err != nil {
+		return s, err
+	}
+	return s.renewPerSec(random)
+}
+
+// renewPerSec renews per_sec_random on the first ID, and when the timestamp
+// is more than 1000 ms past the last renewal or before it (which only
+// GenerateAt's times can be, as Generate restarts when it goes back), and
+// marks s started.
+func (s scru128State) renewPerSec(random *randomSource) (scru128State, error) {
+	if !s.started || s.timestamp < s.lastSec || s.timestamp-s.lastSec > perSecRenewal {
+		var err error
 		if s.perSec, err = random.bits(24); err != nil {
 			return s, err
 		}
+		s.lastSec = s.timestamp
 	}
 	s.started = true
 	return s, nil

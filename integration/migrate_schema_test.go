@@ -371,8 +371,10 @@ func TestMigrateDownInUseChangesNothing(t *testing.T) {
 
 // TestMigrateQualified migrates with a schema searched before pg_catalog
 // that holds, with the same argument types, a copy that raises of every
-// binary and prefix operator of pg_catalog and of every function the sortid
-// objects use: an operator or function left unqualified in a body or a
+// binary and prefix operator of pg_catalog and of every pg_catalog function
+// the sortid objects use, found by the names their bodies qualify (pg_depend
+// records no dependency on a built-in, nor any for a PL/pgSQL body, whose
+// calls are resolved at run time): an operator or function left unqualified in a body or a
 // domain CHECK would resolve to the copy (and fail the migration's guard),
 // and one in a DO block of up or down, or called at run time, would raise. The migration succeeds, the functions, called with that
 // search_path too, give what a plain install gives, and down works.
@@ -388,7 +390,8 @@ func TestMigrateQualified(t *testing.T) {
 		  AND (p.oid IN (SELECT d.refobjid FROM pg_depend d
 		                 JOIN pg_proc o ON d.classid = 'pg_proc'::regclass AND o.oid = d.objid
 		                 WHERE o.pronamespace = 'public'::regnamespace AND d.refclassid = 'pg_proc'::regclass)
-		       OR p.proname = 'hashint8extended')
+		       OR p.proname IN (SELECT m[1] FROM pg_proc o, regexp_matches(o.prosrc, 'pg_catalog\.(\w+)\s*\(', 'g') AS m
+		                        WHERE o.pronamespace = 'public'::regnamespace))
 		  AND NOT EXISTS (SELECT FROM unnest(p.proargtypes::oid[] || p.prorettype) a JOIN pg_type t ON t.oid = a WHERE t.typtype = 'p')
 		UNION ALL
 		SELECT format('CREATE FUNCTION shadow.op%s(%s) RETURNS %s LANGUAGE plpgsql IMMUTABLE AS $b$BEGIN RAISE EXCEPTION ''shadow copy called''; END$b$; '
@@ -431,6 +434,10 @@ func TestMigrateQualified(t *testing.T) {
 		"SELECT scru128_max_bytea('2026-06-01+00')::text",
 		"SELECT scru128_timestamp('\\x0198a2d6e0000000000000000000ffff'::bytea)::text",
 		"SELECT 5::huid::text",
+		// Deterministic results of the generators at a given time; the array
+		// holds calls in a row at one millisecond (the counter's + 1 path).
+		"SELECT scru128_timestamp(scru128_generate_at('2026-06-01 12:00:00.5+00'))::text",
+		"SELECT array_agg(scru128_timestamp(scru128_generate_at_bytea('2026-06-01 12:00:00.5+00')))::text FROM generate_series(1, 3)",
 	}
 	for _, q := range checks {
 		var want, got sql.NullString
@@ -442,6 +449,20 @@ func TestMigrateQualified(t *testing.T) {
 		}
 	}
 	checkGenerated(t, shadowed, "SELECT huid_generate_at(now()), huid_generate(), scru128_generate() FROM generate_series(1, 1000)")
+	// scru128_generate_at's errors are raised by its own code, not by a copy.
+	ms := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC).UnixMilli() - idtype.SCRU128EpochMillis
+	if _, err := shadowed.ExecContext(ctx, "SELECT pg_catalog.set_config('sortid.scru128_at_state', $1, false)",
+		fmt.Sprintf("%011x%07x%06x%011x", ms, idtype.SCRU128MaxCounter, 1, ms)); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"SELECT scru128_generate_at('2019-06-01+00')":       "is outside the SCRU128 range",
+		"SELECT scru128_generate_at('2026-06-01 12:00+00')": "is used up in this session",
+	} {
+		if _, err := shadowed.ExecContext(ctx, q); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s with the copies searched first: %v, want an error saying %q", q, err, want)
+		}
+	}
 	if _, err := shadowed.ExecContext(ctx, "SELECT (-1)::bigint::huid"); err == nil {
 		t.Error("the huid domain accepts -1 (its CHECK used a copy)")
 	}

@@ -37,6 +37,7 @@ func TestSQLInlined(t *testing.T) {
 		{"huid_min(huid_timestamp(id))", "huid_min", true},
 		{"scru128_to_text(u)", "scru128_to_text", false},
 		{"scru128_from_text(s)", "scru128_from_text", false},
+		{"scru128_generate_at(ts)", "scru128_generate_at", false},
 	}
 	for _, tt := range tests {
 		rows, err := conn.Query(ctx, "EXPLAIN VERBOSE SELECT "+tt.expr+" FROM inl")

@@ -31,7 +31,8 @@
 //
 // Up and Down return the SQL text for other tools.
 //
-// Session state: huid_generate() and scru128_generate() keep per-session state in the
-// custom settings sortid.huid_state, sortid.huid_key and sortid.scru128_state; see the
-// comments in the up migration for the exact generator rules.
+// Session state: huid_generate(), scru128_generate() and scru128_generate_at() keep
+// per-session state in the custom settings sortid.huid_state, sortid.huid_key,
+// sortid.scru128_state and sortid.scru128_at_state; see the comments in the up migration
+// for the exact generator rules.
 package migrations

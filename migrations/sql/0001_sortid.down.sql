@@ -9,8 +9,9 @@
 -- function or domain of this schema (PL/pgSQL and quoted SQL bodies, for which it records
 -- none): unqualified, unless the function pins a search_path without this schema, or
 -- qualified with this schema's name. Another install's own functions do not count. The DROPs have no CASCADE, so
--- they never touch data either. The session settings sortid.huid_state, sortid.huid_key
--- and sortid.scru128_state are not objects; they vanish with the session.
+-- they never touch data either. The session settings sortid.huid_state, sortid.huid_key,
+-- sortid.scru128_state and sortid.scru128_at_state are not objects; they vanish with the
+-- session.
 DO $sortid$
 DECLARE
   schema_name pg_catalog.text := pg_catalog.current_schema();

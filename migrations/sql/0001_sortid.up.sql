@@ -18,8 +18,9 @@
 -- text, timestamptz, bytea, anyelement, anycompatible) because schema readers such as
 -- sqlc map only the bare names to Go types; and the calls between sortid functions,
 -- which must find this schema's. PL/pgSQL bodies are parsed at run time: sortid_raise
--- pins SET search_path = pg_catalog, pg_temp; sortid_huid_mix and sortid_scru128_next,
--- on the generators' paths, qualify every function and operator instead.
+-- pins SET search_path = pg_catalog, pg_temp; sortid_huid_mix, sortid_scru128_next and
+-- scru128_generate_at, on the generators' paths, qualify every function and operator
+-- instead.
 --
 -- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, format, value, model)
 -- in a CASE branch. sortid_raise is IMMUTABLE, so that the IMMUTABLE functions calling it
@@ -39,6 +40,7 @@
 -- Session state, in custom settings set with set_config(..., false); do not set them:
 --   sortid.huid_state, sortid.huid_key   huid_generate() (see its comment)
 --   sortid.scru128_state                 scru128_generate() (see the SCRU128 generator)
+--   sortid.scru128_at_state              scru128_generate_at() (see its comment)
 -- Settings changed in a (sub)transaction that rolls back revert with it. Installs in
 -- several schemas share them, which keeps one session's HUIDs distinct across schemas.
 
@@ -85,6 +87,8 @@ RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ARRAY[
   'function scru128_check_time(pg_catalog.uuid, interval, interval)',
+  'function scru128_generate_at_bytea(pg_catalog.timestamptz)',
+  'function scru128_generate_at(pg_catalog.timestamptz)',
   'function huid_check_time(bigint, interval, interval)',
   'function sortid_check_time(pg_catalog.text, pg_catalog.text, pg_catalog.timestamptz, interval, interval, pg_catalog.timestamptz)',
   'domain scru128_bytes',
@@ -612,6 +616,94 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.uuid_send(scru128_max(ts));
 
 COMMENT ON FUNCTION scru128_max_bytea(pg_catalog.timestamptz) IS 'sortid: scru128_max() as 16 big-endian bytes.';
+
+------------------------------------------------------------------------------------------
+-- SCRU128 at a given time, for backfills and imports (Go: SCRU128Generator.GenerateAt)
+------------------------------------------------------------------------------------------
+
+-- scru128_generate_at returns a SCRU128 ID whose timestamp is ts floored to the
+-- millisecond. Each database session is one generator, apart from scru128_generate()'s,
+-- with its state in the setting sortid.scru128_at_state: 35 hex digits, the last
+-- timestamp (11), counter (7), per_sec_random (6) and ts_last_sec (11).
+--   * same millisecond as the session's previous call: counter + 1, so IDs made one
+--     after another at one ts strictly ascend; any other millisecond, later or earlier:
+--     counter := random 28 bits;
+--   * counter already 2^28-1: raise rather than move to the next millisecond, as the ID
+--     must carry ts. SQLSTATE 54000, not 22008: ts is valid (22008 is for a ts outside
+--     the window), and another session or another ts succeeds where the same call in
+--     this session never will. As the first counter is random, n IDs in a row at one ts
+--     hit it with a probability of about n/2^28;
+--   * per_sec_random renewed when the timestamp is more than 1000 ms past ts_last_sec or
+--     before it (a backfill's times may go back);
+--   * per_gen_random: 32 fresh bits for every ID.
+-- Random bits: one gen_random_uuid() (CSPRNG) per call, which a backfill can afford;
+-- only its random hex digits are used (of the 32, digit 13 is the version and digit 17
+-- holds the variant): 1-7 counter, 18-25 per_gen_random, 26-31 per_sec_random.
+-- The state rolls back with a failed (sub)transaction, so the ID after a rollback can
+-- repeat the timestamp, counter and per_sec_random of a rolled-back one; its
+-- per_gen_random is fresh, so it differs.
+-- Raises SQLSTATE 22008 naming ts outside 2020-01-01 00:00:00.001+00 ..
+-- 2577-06-22 06:20:44.414+00 (the timestamps 0 and 2^44-1 are reserved). STRICT: NULL
+-- gives NULL and leaves the state alone. PL/pgSQL, parsed at run time, so every
+-- function, operator and non-keyword type is pg_catalog-qualified.
+CREATE OR REPLACE FUNCTION scru128_generate_at(ts timestamptz)
+RETURNS uuid
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+AS $sortid$
+DECLARE
+  s    pg_catalog.text := pg_catalog.current_setting('sortid.scru128_at_state', true);
+  r    pg_catalog.text;
+  ms   bigint;
+  last bigint;
+  ctr  bigint;
+  psr  pg_catalog.text;
+  tsec bigint;
+BEGIN
+  IF ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00.001+00'
+     OR ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.415+00' THEN
+    RAISE EXCEPTION USING ERRCODE = '22008',
+      MESSAGE = pg_catalog.format('scru128_generate_at: %s is outside the SCRU128 range [2020-01-01 00:00:00.001+00, 2577-06-22 06:20:44.414+00] (the timestamps 0 and 2^44-1 are reserved)', ts);
+  END IF;
+  ms := (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+         OPERATOR(pg_catalog.-) 1577836800000)::bigint;
+  IF pg_catalog.length(s) OPERATOR(pg_catalog.=) 35 THEN
+    last := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(s, 1, 11))::bit(44)::bigint;
+    ctr  := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(s, 12, 7))::bit(28)::bigint;
+    psr  := pg_catalog.substr(s, 19, 6);
+    tsec := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(s, 25, 11))::bit(44)::bigint;
+  END IF;
+  IF last IS NOT NULL AND ms OPERATOR(pg_catalog.=) last
+     AND ctr OPERATOR(pg_catalog.>=) 268435455 THEN
+    RAISE EXCEPTION USING ERRCODE = '54000',
+      MESSAGE = pg_catalog.format('scru128_generate_at: the counter of the millisecond of %s is used up in this session (2^28-1 reached); make this ID at another time or in another session', ts);
+  END IF;
+  r := pg_catalog.translate(pg_catalog.gen_random_uuid()::pg_catalog.text, '-', '');
+  IF last IS NOT NULL AND ms OPERATOR(pg_catalog.=) last THEN
+    ctr := ctr OPERATOR(pg_catalog.+) 1;
+  ELSE
+    ctr := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(r, 1, 7))::bit(28)::bigint;
+  END IF;
+  IF tsec IS NULL OR ms OPERATOR(pg_catalog.<) tsec OR (ms OPERATOR(pg_catalog.-) tsec) OPERATOR(pg_catalog.>) 1000 THEN
+    tsec := ms;
+    psr  := pg_catalog.substr(r, 26, 6);
+  END IF;
+  s := pg_catalog.lpad(pg_catalog.to_hex(ms), 11, '0')
+    OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(ctr), 7, '0')
+    OPERATOR(pg_catalog.||) psr
+    OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(tsec), 11, '0');
+  PERFORM pg_catalog.set_config('sortid.scru128_at_state', s, false);
+  RETURN (pg_catalog.left(s, 24) OPERATOR(pg_catalog.||) pg_catalog.substr(r, 18, 8))::pg_catalog.uuid;
+END
+$sortid$;
+
+COMMENT ON FUNCTION scru128_generate_at(pg_catalog.timestamptz) IS 'sortid: SCRU128 ID (uuid) of the millisecond containing ts, for backfills; one generator per session apart from scru128_generate(): counter + 1 for calls in a row at one millisecond, random otherwise; random bits from gen_random_uuid(); errors outside the window of generated IDs (22008) and when the counter of the millisecond is used up (54000).';
+
+CREATE OR REPLACE FUNCTION scru128_generate_at_bytea(ts timestamptz)
+RETURNS bytea
+LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+RETURN pg_catalog.uuid_send(scru128_generate_at(ts));
+
+COMMENT ON FUNCTION scru128_generate_at_bytea(pg_catalog.timestamptz) IS 'sortid: scru128_generate_at() as 16 big-endian bytes.';
 
 ------------------------------------------------------------------------------------------
 -- Keys made elsewhere: is the time of a client's key plausible?
