@@ -53,11 +53,11 @@ func makeHUID(ms int64, random uint32) HUID {
 // huidMillis returns the HUID time field of t, or an error wrapping
 // ErrTimeOutOfRange.
 func huidMillis(t time.Time) (int64, error) {
-	ms, ok := huidField(t.UnixMilli())
-	if !ok {
+	// Compared as times first: t.UnixMilli overflows far outside the window.
+	if t.Before(time.UnixMilli(HUIDEpochMillis)) || !t.Before(time.UnixMilli(HUIDEpochMillis+HUIDMaxTimestamp+1)) {
 		return 0, fmt.Errorf("%w: %s is outside HUID's window %s", ErrTimeOutOfRange, t.UTC().Format(time.RFC3339Nano), huidWindow)
 	}
-	return ms, nil
+	return t.UnixMilli() - HUIDEpochMillis, nil
 }
 
 const huidWindow = "[2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z]"

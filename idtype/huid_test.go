@@ -66,6 +66,10 @@ func TestParseHUIDRejects(t *testing.T) {
 	}
 }
 
+// wrapsToHUIDEpoch is a time whose UnixMilli wraps around to the HUID
+// epoch (2^61 s * 1000 is 0 mod 2^64): windows must be checked as times.
+var wrapsToHUIDEpoch = time.Unix(1<<61+HUIDEpochMillis/1000, 0)
+
 func TestHUIDFromPartsRejects(t *testing.T) {
 	t.Parallel()
 	epoch := time.UnixMilli(HUIDEpochMillis)
@@ -78,6 +82,7 @@ func TestHUIDFromPartsRejects(t *testing.T) {
 		{epoch.Add(-time.Millisecond), 0, ErrTimeOutOfRange},
 		{epoch.Add(-time.Nanosecond), 0, ErrTimeOutOfRange},
 		{last.Add(time.Millisecond), 0, ErrTimeOutOfRange},
+		{wrapsToHUIDEpoch, 0, ErrTimeOutOfRange},
 		{epoch, 1 << 21, ErrInvalidHUID},
 		{epoch, ^uint32(0), ErrInvalidHUID},
 	}

@@ -44,14 +44,13 @@ func millisecondRange(from, to time.Time, epoch, maxField int64, scheme string) 
 		return 0, 0, fmt.Errorf("%w: from %s is not before to %s", ErrInvalidRange,
 			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
 	}
-	first = from.UnixMilli() - epoch // floor
-	last = ceilMilli(to) - epoch - 1
-	if first < 0 || last > maxField {
+	// Compared as times first: UnixMilli overflows far outside the window.
+	if from.Before(time.UnixMilli(epoch)) || to.After(time.UnixMilli(epoch+maxField+1)) {
 		return 0, 0, fmt.Errorf("%w: [%s, %s) reaches outside %s's window [%s, %s]", ErrTimeOutOfRange,
 			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano), scheme,
 			formatMilli(epoch), formatMilli(epoch+maxField))
 	}
-	return first, last, nil
+	return from.UnixMilli() - epoch, ceilMilli(to) - epoch - 1, nil
 }
 
 // ceilMilli returns t in Unix milliseconds, rounded up.

@@ -89,6 +89,8 @@ func TestRangeRejects(t *testing.T) {
 		{"after HUID end", hEnd.Add(-time.Hour), hEnd.Add(time.Millisecond), ErrTimeOutOfRange, nil},
 		{"before SCRU128 epoch", sEpoch.Add(-time.Millisecond), sEpoch.Add(time.Hour), ErrTimeOutOfRange, ErrTimeOutOfRange},
 		{"after SCRU128 end", sEnd.Add(-time.Hour), sEnd.Add(time.Millisecond), ErrTimeOutOfRange, ErrTimeOutOfRange},
+		{"to far past the end", at, wrapsToHUIDEpoch.Add(365 * 24 * time.Hour), ErrTimeOutOfRange, ErrTimeOutOfRange},
+		{"from far before the epochs", time.Unix(-1<<61+HUIDEpochMillis/1000, 0), at, ErrTimeOutOfRange, ErrTimeOutOfRange},
 	}
 	for _, tc := range cases {
 		if _, _, err := HUIDRange(tc.from, tc.to); !errors.Is(err, tc.huid) || (tc.huid == nil) != (err == nil) {
