@@ -42,7 +42,7 @@ func newGeneratorConfig(opts []GeneratorOption) (unixMilli func() int64, random 
 		unixMilli = newFastClock().unixMilli
 	} else {
 		clock := c.clock
-		unixMilli = func() int64 { return clock().UnixMilli() }
+		unixMilli = func() int64 { return saturatedUnixMilli(clock()) }
 	}
 	if c.random == nil {
 		random = newRandomSource(nil, defaultRandomBuffer)
@@ -50,4 +50,21 @@ func newGeneratorConfig(opts []GeneratorOption) (unixMilli func() int64, random 
 		random = newRandomSource(c.random, 0)
 	}
 	return unixMilli, random
+}
+
+// clockLimit bounds the Unix milliseconds a clock reading is taken as: far
+// beyond both ID windows, and far from where UnixMilli wraps around.
+const clockLimit = 1 << 60
+
+// saturatedUnixMilli returns t in Unix milliseconds, held within
+// ±clockLimit, so that a clock reading far outside the windows is refused
+// as such rather than wrapping around into them.
+func saturatedUnixMilli(t time.Time) int64 {
+	switch {
+	case t.Before(time.UnixMilli(-clockLimit)):
+		return -clockLimit
+	case t.After(time.UnixMilli(clockLimit)):
+		return clockLimit
+	}
+	return t.UnixMilli()
 }

@@ -615,3 +615,22 @@ func TestRandomSourceBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratorsRefuseFarClocks: a clock reading whose Unix milliseconds
+// wrap around into a window is refused, not taken for a time in it.
+func TestGeneratorsRefuseFarClocks(t *testing.T) {
+	t.Parallel()
+	for _, at := range []time.Time{
+		wrapsToHUIDEpoch,
+		time.Unix(1<<61+SCRU128EpochMillis/1000+1, 0),
+		time.Unix(-1<<61+HUIDEpochMillis/1000, 0),
+	} {
+		clock := func() time.Time { return at }
+		if h, err := NewHUIDGenerator(WithClock(clock), WithRandom(chacha(3))).Generate(); !errors.Is(err, ErrClockOutOfRange) {
+			t.Errorf("HUID with the clock at %v: %d, %v; want ErrClockOutOfRange", at, h, err)
+		}
+		if id, err := NewSCRU128Generator(WithClock(clock), WithRandom(chacha(3))).Generate(); !errors.Is(err, ErrClockOutOfRange) {
+			t.Errorf("SCRU128 with the clock at %v: %v, %v; want ErrClockOutOfRange", at, id, err)
+		}
+	}
+}
