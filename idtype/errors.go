@@ -22,6 +22,11 @@ var ErrClockOutOfRange = errors.New("idtype: clock outside the ID scheme's windo
 // or a range function lies outside the window the scheme can represent.
 var ErrTimeOutOfRange = errors.New("idtype: time outside the ID scheme's window")
 
+// ErrCounterUsedUp is returned (wrapped) by [SCRU128Generator.GenerateAt]
+// when the counter of the millisecond asked for is used up in that
+// generator. The time is valid: another generator can make the ID.
+var ErrCounterUsedUp = errors.New("idtype: counter of the millisecond used up")
+
 // ErrInvalidRange is returned (wrapped) by [HUIDRange] and [SCRU128Range]
 // when the window [from, to) is empty: from is not before to.
 var ErrInvalidRange = errors.New("idtype: invalid time window")

@@ -138,14 +138,14 @@ func TestSCRU128GenerateAtRules(t *testing.T) {
 		{"a used-up counter is refused, not moved to the next millisecond", []atStep{
 			at(7000, 4, 0xfffffffe, 3, 1, 4, 1).fields(0x0ffffffe, 1),
 			at(7000, 4, 2).fields(0x0fffffff, 1),
-			refused(7000, ErrTimeOutOfRange),
-			refused(7000, ErrTimeOutOfRange),
+			refused(7000, ErrCounterUsedUp),
+			refused(7000, ErrCounterUsedUp),
 			at(7001, 4, 0x60, 4, 3).fields(0x60, 1),
 			at(7000, 4, 0x70, 4, 4).fields(0x70, 1),
 		}},
 		{"the first counter drawn may be the last", []atStep{
 			at(SCRU128MaxTimestamp-1, 4, 0x0fffffff, 3, 9, 4, 1).fields(0x0fffffff, 9),
-			refused(SCRU128MaxTimestamp-1, ErrTimeOutOfRange),
+			refused(SCRU128MaxTimestamp-1, ErrCounterUsedUp),
 		}},
 		{"Generate and GenerateAt keep their own counters and per_sec_random", []atStep{
 			clock(at(5000, 4, 0x100, 3, 0xaaaaaa, 4, 1).fields(0x100, 0xaaaaaa)),
@@ -211,6 +211,9 @@ func TestSCRU128GenerateAtCounterUsedUpMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := g.GenerateAt(when)
+	if !errors.Is(err, ErrCounterUsedUp) || errors.Is(err, ErrTimeOutOfRange) {
+		t.Errorf("error %v: want ErrCounterUsedUp only (the time is valid)", err)
+	}
 	for _, part := range []string{"2026-06-01T12:00:00.123Z", "used up", "another time or with another generator"} {
 		if err == nil || !strings.Contains(err.Error(), part) {
 			t.Errorf("error %v does not say %q", err, part)

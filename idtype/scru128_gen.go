@@ -73,9 +73,12 @@ func GenerateSCRU128() (SCRU128, error) { return defaultSCRU128Generator.Generat
 
 // GenerateSCRU128At returns a SCRU128 carrying the time t from the default
 // generator, as [SCRU128Generator.GenerateAt] does: for backfills and
-// imports within one process. It returns an error wrapping
-// [ErrTimeOutOfRange] when t is outside the window or the counter of its
-// millisecond is used up, or wrapping [ErrRandomSource].
+// imports within one process. Concurrent backfills should each have a
+// [SCRU128Generator] of their own: a call at another time in between starts
+// a new random counter, so IDs made in a row at one time ascend only from
+// one caller at a time. It returns an error wrapping [ErrTimeOutOfRange]
+// when t is outside the window, [ErrCounterUsedUp] when the counter of its
+// millisecond is used up, or [ErrRandomSource].
 func GenerateSCRU128At(t time.Time) (SCRU128, error) { return defaultSCRU128Generator.GenerateAt(t) }
 
 // Generate returns the next SCRU128. It reads from the random source, as
@@ -126,9 +129,9 @@ var (
 //
 // It returns an error wrapping [ErrTimeOutOfRange] when t is outside
 // [2020-01-01T00:00:00.001Z, 2577-06-22T06:20:44.414Z] (SCRU128 timestamps
-// 1 to 2^44-2; 0 and 2^44-1 are reserved), or when the counter of t's
-// millisecond is used up in this generator: it does not move to the next
-// millisecond, as the ID must carry t. As the first counter of a
+// 1 to 2^44-2; 0 and 2^44-1 are reserved), or wrapping [ErrCounterUsedUp]
+// when the counter of t's millisecond is used up in this generator: it
+// does not move to the next millisecond, as the ID must carry t. As the first counter of a
 // millisecond is random, n IDs made in a row at one time hit that limit
 // with a probability of about n/2^28. It returns an error wrapping
 // [ErrRandomSource] when the random source fails. The generator's state is
@@ -200,7 +203,7 @@ func (s scru128State) nextAt(ts uint64, random *randomSource) (scru128State, err
 		s.counter++
 	default: // the ID must carry ts, so there is no next millisecond to borrow
 		return s, fmt.Errorf("%w: the counter of %s is used up in this generator (2^28-1 reached); make this ID at another time or with another generator",
-			ErrTimeOutOfRange, formatMilli(int64(ts)+SCRU128EpochMillis))
+			ErrCounterUsedUp, formatMilli(int64(ts)+SCRU128EpochMillis))
 	}
 	if err != nil {
 		return s, err
