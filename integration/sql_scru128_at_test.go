@@ -483,3 +483,36 @@ func TestSQLSCRU128AtLeavesGenerateAlone(t *testing.T) {
 		t.Fatalf("scru128_generate_at changed sortid.scru128_state from %s to %s", before, after)
 	}
 }
+
+// TestSQLSCRU128AtForeignState: a sortid.scru128_at_state that the function
+// did not write is refused with 22023 naming the setting and its value,
+// never read as fields; RESET starts a new generator.
+func TestSQLSCRU128AtForeignState(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	ctx := t.Context()
+	valid := atState(scru128Ms(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)), 5, 0xabcdef, 1)
+	for _, bad := range []string{
+		strings.Repeat("z", 35),
+		strings.ToUpper(valid[:34]) + "A", // upper case: not what the function writes
+		valid + "0",
+		valid[:34],
+		"garbage",
+		" " + valid[1:],
+	} {
+		if _, err := conn.Exec(ctx, "SELECT set_config('sortid.scru128_at_state', $1, false)", bad); err != nil {
+			t.Fatal(err)
+		}
+		_, err := conn.Exec(ctx, "SELECT scru128_generate_at('2026-06-01 00:00:00+00')")
+		if sqlState(err) != "22023" || !strings.Contains(err.Error(), "sortid.scru128_at_state holds '"+bad+"'") {
+			t.Errorf("state %q: %v; want 22023 naming the setting and the value", bad, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, "RESET sortid.scru128_at_state"); err != nil {
+		t.Fatal(err)
+	}
+	if ids := atIDs(t, conn, "SELECT scru128_generate_at('2026-06-01 00:00:00+00')"); len(ids) != 1 ||
+		!ids[0].Time().Equal(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("after RESET: %v; want an ID of 2026-06-01", ids)
+	}
+}

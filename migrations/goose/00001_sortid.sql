@@ -744,6 +744,8 @@ COMMENT ON FUNCTION scru128_max_bytea(pg_catalog.timestamptz) IS 'sortid: scru12
 -- The state rolls back with a failed (sub)transaction, so the ID after a rollback can
 -- repeat the timestamp, counter and per_sec_random of a rolled-back one; its
 -- per_gen_random is fresh, so it differs.
+-- A state it did not write (not 35 lowercase hex digits) raises SQLSTATE 22023 naming the
+-- setting, rather than be read as fields.
 -- Raises SQLSTATE 22008 naming ts outside 2020-01-01 00:00:00.001+00 ..
 -- 2577-06-22 06:20:44.414+00 (the timestamps 0 and 2^44-1 are reserved). STRICT: NULL
 -- gives NULL and leaves the state alone. PL/pgSQL, parsed at run time, so every
@@ -762,6 +764,11 @@ DECLARE
   psr  pg_catalog.text;
   tsec bigint;
 BEGIN
+  IF s OPERATOR(pg_catalog.<>) '' AND NOT s OPERATOR(pg_catalog.~) '^[0-9a-f]{35}$' THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = pg_catalog.format('scru128_generate_at: the setting sortid.scru128_at_state holds %L, which this function did not write', s),
+      HINT = 'Do not set it; RESET sortid.scru128_at_state starts a new generator.';
+  END IF;
   IF ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00.001+00'
      OR ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.415+00' THEN
     RAISE EXCEPTION USING ERRCODE = '22008',
