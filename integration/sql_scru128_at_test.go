@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -332,58 +333,22 @@ func TestSQLSCRU128AtRollback(t *testing.T) {
 	t.Parallel()
 	conn := pgtest.Conn(t)
 	ctx := t.Context()
-	_, err := conn.Exec(ctx, `
-		CREATE FUNCTION pg_temp.scru128_at_rollback_runs(ts timestamptz, rounds int, per int, OUT rolled_back uuid[], OUT after uuid[])
-		RETURNS SETOF record LANGUAGE plpgsql AS $$
-		BEGIN
-		  PERFORM scru128_generate_at(ts);
-		  FOR i IN 1..rounds LOOP
-		    rolled_back := '{}';
-		    BEGIN
-		      FOR j IN 1..per LOOP rolled_back := rolled_back || scru128_generate_at(ts); END LOOP;
-		      RAISE EXCEPTION 'roll back';
-		    EXCEPTION WHEN raise_exception THEN
-		      after := '{}';
-		      FOR j IN 1..per LOOP after := after || scru128_generate_at(ts); END LOOP;
-		    END;
-		    RETURN NEXT;
-		  END LOOP;
-		END
-		$$`)
-	if err != nil {
-		t.Fatalf("create function: %v", err)
-	}
-	rows, err := conn.Query(ctx, `SELECT rolled_back, after FROM pg_temp.scru128_at_rollback_runs('2026-03-04 05:06:07.089+00', 300, 5)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	rounds, repeated := 0, 0
-	for rows.Next() {
-		var rolledBack, after [][16]byte
-		if err := rows.Scan(&rolledBack, &after); err != nil {
-			t.Fatal(err)
-		}
-		used := map[idtype.SCRU128]bool{}
-		for _, b := range rolledBack {
-			used[idtype.SCRU128(b)] = true
-		}
-		r0, a0 := idtype.SCRU128(rolledBack[0]), idtype.SCRU128(after[0])
+	runs := rollbackRuns(t, conn, "scru128_generate_at('2026-03-04 05:06:07.089+00')", 300, 5)
+	repeated := 0
+	for round, run := range runs {
+		rolledBack, after := run[0], run[1]
+		r0, a0 := rolledBack[0], after[0]
 		if r0.Timestamp() == a0.Timestamp() && r0.Counter() == a0.Counter() && r0.PerSecRandom() == a0.PerSecRandom() {
 			repeated++
 		}
-		for _, b := range after {
-			if id := idtype.SCRU128(b); used[id] {
-				t.Fatalf("round %d: %s after the rollback equals a rolled-back ID", rounds, id)
+		for _, id := range after {
+			if slices.Contains(rolledBack, id) {
+				t.Fatalf("round %d: %s after the rollback equals a rolled-back ID", round, id)
 			}
 		}
-		rounds++
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if rounds != 300 || repeated != 300 {
-		t.Fatalf("%d rounds, %d repeating a rolled-back ID's fields but per_gen_random; want 300 and 300 (else the state no longer rolls back and this tests nothing)", rounds, repeated)
+	if len(runs) != 300 || repeated != 300 {
+		t.Fatalf("%d rounds, %d repeating a rolled-back ID's fields but per_gen_random; want 300 and 300 (else the state no longer rolls back and this tests nothing)", len(runs), repeated)
 	}
 	// A top-level transaction rolls back the state too.
 	ts := time.Date(2026, 3, 4, 5, 6, 7, 89_000_000, time.UTC)

@@ -188,21 +188,48 @@ func TestSQLSCRU128SixteenSessions(t *testing.T) {
 // not roll back with the state.
 func TestSQLSCRU128FreshBitsAfterRollback(t *testing.T) {
 	t.Parallel()
-	conn := pgtest.Conn(t)
+	runs := rollbackRuns(t, pgtest.Conn(t), "scru128_generate()", 300, 5)
+	repeated := 0
+	for round, run := range runs {
+		rolledBack, after := run[0], run[1]
+		used := map[uint32]bool{}
+		for _, id := range rolledBack {
+			used[id.PerGenRandom()] = true
+		}
+		if rolledBack[0].Timestamp() == after[0].Timestamp() && rolledBack[0].Counter() == after[0].Counter() {
+			repeated++
+		}
+		for _, id := range after {
+			if used[id.PerGenRandom()] {
+				t.Fatalf("round %d: %s after the rollback reuses per_gen_random %08x of a rolled-back ID", round, id, id.PerGenRandom())
+			}
+		}
+	}
+	if len(runs) != 300 || repeated < 100 {
+		t.Fatalf("%d rounds, %d repeating a rolled-back timestamp and counter; want 300 and at least 100 (else the state no longer rolls back and this tests nothing)", len(runs), repeated)
+	}
+}
+
+// rollbackRuns calls the SQL expression call (a SCRU128 generator) once,
+// then in each of rounds subtransactions per times before rolling the
+// subtransaction back and per times after, all in one statement; it returns
+// each round's rolled-back IDs and the IDs after.
+func rollbackRuns(t *testing.T, conn *pgx.Conn, call string, rounds, per int) [][2][]idtype.SCRU128 {
+	t.Helper()
 	ctx := t.Context()
 	_, err := conn.Exec(ctx, `
-		CREATE FUNCTION pg_temp.scru128_rollback_runs(rounds int, per int, OUT rolled_back uuid[], OUT after uuid[])
+		CREATE FUNCTION pg_temp.sortid_rollback_runs(rounds int, per int, OUT rolled_back uuid[], OUT after uuid[])
 		RETURNS SETOF record LANGUAGE plpgsql AS $$
 		BEGIN
-		  PERFORM scru128_generate();
+		  PERFORM `+call+`;
 		  FOR i IN 1..rounds LOOP
 		    rolled_back := '{}';
 		    BEGIN
-		      FOR j IN 1..per LOOP rolled_back := rolled_back || scru128_generate(); END LOOP;
+		      FOR j IN 1..per LOOP rolled_back := rolled_back || `+call+`; END LOOP;
 		      RAISE EXCEPTION 'roll back';
 		    EXCEPTION WHEN raise_exception THEN
 		      after := '{}';
-		      FOR j IN 1..per LOOP after := after || scru128_generate(); END LOOP;
+		      FOR j IN 1..per LOOP after := after || `+call+`; END LOOP;
 		    END;
 		    RETURN NEXT;
 		  END LOOP;
@@ -211,38 +238,28 @@ func TestSQLSCRU128FreshBitsAfterRollback(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create function: %v", err)
 	}
-	rows, err := conn.Query(ctx, `SELECT rolled_back, after FROM pg_temp.scru128_rollback_runs(300, 5)`)
+	rows, err := conn.Query(ctx, `SELECT rolled_back, after FROM pg_temp.sortid_rollback_runs($1, $2)`, rounds, per)
 	if err != nil {
 		t.Fatalf("query: %v", err)
 	}
-	defer rows.Close()
-	rounds, repeated := 0, 0
+	var runs [][2][]idtype.SCRU128
 	for rows.Next() {
 		var rolledBack, after [][16]byte
 		if err := rows.Scan(&rolledBack, &after); err != nil {
 			t.Fatal(err)
 		}
-		used := map[uint32]bool{}
-		for _, b := range rolledBack {
-			used[idtype.SCRU128(b).PerGenRandom()] = true
-		}
-		r0, a0 := idtype.SCRU128(rolledBack[0]), idtype.SCRU128(after[0])
-		if r0.Timestamp() == a0.Timestamp() && r0.Counter() == a0.Counter() {
-			repeated++
-		}
-		for _, b := range after {
-			if id := idtype.SCRU128(b); used[id.PerGenRandom()] {
-				t.Fatalf("round %d: %s after the rollback reuses per_gen_random %08x of a rolled-back ID", rounds, id, id.PerGenRandom())
+		var run [2][]idtype.SCRU128
+		for i, ids := range [][][16]byte{rolledBack, after} {
+			for _, b := range ids {
+				run[i] = append(run[i], idtype.SCRU128(b))
 			}
 		}
-		rounds++
+		runs = append(runs, run)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if rounds != 300 || repeated < 100 {
-		t.Fatalf("%d rounds, %d repeating a rolled-back timestamp and counter; want 300 and at least 100 (else the state no longer rolls back and this tests nothing)", rounds, repeated)
-	}
+	return runs
 }
 
 // TestSQLSCRU128KeyPerSession: the key (the last 32 hex digits of the state)
