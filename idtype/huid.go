@@ -53,8 +53,7 @@ func makeHUID(ms int64, random uint32) HUID {
 // huidMillis returns the HUID time field of t, or an error wrapping
 // ErrTimeOutOfRange.
 func huidMillis(t time.Time) (int64, error) {
-	// Compared as times first: t.UnixMilli overflows far outside the window.
-	if t.Before(time.UnixMilli(HUIDEpochMillis)) || !t.Before(time.UnixMilli(HUIDEpochMillis+HUIDMaxTimestamp+1)) {
+	if !withinMillis(t, HUIDEpochMillis, HUIDEpochMillis+HUIDMaxTimestamp) {
 		return 0, fmt.Errorf("%w: %s is outside HUID's window %s", ErrTimeOutOfRange, t.UTC().Format(time.RFC3339Nano), huidWindow)
 	}
 	return t.UnixMilli() - HUIDEpochMillis, nil

@@ -100,15 +100,6 @@ func (g *SCRU128Generator) Generate() (SCRU128, error) {
 	return g.emit(&g.state, next, err)
 }
 
-// The first and the last millisecond a generator may emit, and the first
-// instant past the last one: the reserved timestamps 0 and 2^44-1 lie
-// outside.
-var (
-	scru128FirstGenerated = time.UnixMilli(SCRU128EpochMillis + 1)
-	scru128LastGenerated  = time.UnixMilli(SCRU128EpochMillis + SCRU128MaxTimestamp - 1)
-	scru128PastGenerated  = time.UnixMilli(SCRU128EpochMillis + SCRU128MaxTimestamp)
-)
-
 // GenerateAt returns a SCRU128 whose time is t, truncated to the
 // millisecond, for backfills and imports. Its fields follow the spec as for
 // an ID made at t: within the same millisecond as the previous GenerateAt
@@ -137,11 +128,10 @@ var (
 // [ErrRandomSource] when the random source fails. The generator's state is
 // unchanged after an error.
 func (g *SCRU128Generator) GenerateAt(t time.Time) (SCRU128, error) {
-	// Compared as times first: t.UnixMilli overflows far outside the window.
-	if t.Before(scru128FirstGenerated) || !t.Before(scru128PastGenerated) {
+	const first, last = SCRU128EpochMillis + 1, SCRU128EpochMillis + SCRU128MaxTimestamp - 1
+	if !withinMillis(t, first, last) {
 		return SCRU128{}, fmt.Errorf("%w: %s is outside SCRU128's window [%s, %s] (timestamps 0 and 2^44-1 are reserved)",
-			ErrTimeOutOfRange, t.UTC().Format(time.RFC3339Nano),
-			formatMilli(scru128FirstGenerated.UnixMilli()), formatMilli(scru128LastGenerated.UnixMilli()))
+			ErrTimeOutOfRange, t.UTC().Format(time.RFC3339Nano), formatMilli(first), formatMilli(last))
 	}
 	ts := uint64(t.UnixMilli() - SCRU128EpochMillis)
 	g.mu.Lock()

@@ -62,6 +62,12 @@ func ceilMilli(t time.Time) int64 {
 	return ms
 }
 
+// withinMillis reports whether t lies in the Unix milliseconds first to
+// last, compared as times: t.UnixMilli wraps around far outside them.
+func withinMillis(t time.Time, first, last int64) bool {
+	return !t.Before(time.UnixMilli(first)) && t.Before(time.UnixMilli(last+1))
+}
+
 func formatMilli(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
