@@ -280,8 +280,8 @@ func (f *autoFailover) url(node string) string {
 // event log tells when that was, and they are counted, not failed.
 //
 // It also makes two in-doubt commits: inserts waiting for the standby
-// (synchronous_commit = remote_apply while the standby's replay is paused)
-// when the primary dies. Each client gets an error, yet both rows are on
+// (synchronous_commit = remote_apply while the standby's replay is paused,
+// their commit records flushed on the standby) when the primary dies. Each client gets an error, yet both rows are on
 // the new primary. A blind retry with a DEFAULT key stores the row a second
 // time under a new key; the recipe — a key made by the client once,
 // INSERT … ON CONFLICT (id) DO NOTHING, then a check that the row with that
@@ -343,6 +343,18 @@ func TestReplicationFailoverAutoFailover(t *testing.T) {
 		var n int
 		err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND query LIKE 'INSERT%'`).Scan(&n)
 		return n == 2, err
+	})
+	// Waiting in COMMIT, their commit records are written on node2 but may
+	// not have reached the standby yet: wait until it has flushed them, so
+	// that both commits are on the standby when node2 dies.
+	var written string
+	if err := watcher.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&written); err != nil {
+		t.Fatal(err)
+	}
+	pgcluster.Eventually(t, 30*time.Second, 20*time.Millisecond, "the standby flushing the in-doubt commits", func() (bool, error) {
+		var flushed bool
+		err := standby.QueryRow(ctx, `SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn`, written).Scan(&flushed)
+		return flushed, err
 	})
 	watcher.Close(ctx)
 
