@@ -85,12 +85,22 @@ func TestSQLHUIDNoRepeatAfterRollback(t *testing.T) {
 // call draws a new one.
 func TestSQLHUIDKeyPerSession(t *testing.T) {
 	t.Parallel()
+	checkSessionKey(t, `SELECT current_setting('sortid.huid_key', true)`, "SELECT huid_generate()",
+		[2]string{"SELECT huid_generate() FROM generate_series(1, 1000)", "SELECT huid_generate() FROM generate_series(1, 1000)"},
+		func(k string) bool { return k != "" })
+}
+
+// checkSessionKey checks a generator's session key, read by keyQuery: the
+// call draws it inside a transaction whose rollback discards it; the first
+// of later draws a new one, valid, which the second keeps.
+func checkSessionKey(t *testing.T, keyQuery, call string, later [2]string, valid func(string) bool) {
+	t.Helper()
 	conn := pgtest.Conn(t)
 	ctx := t.Context()
 	key := func() string {
 		t.Helper()
 		var k string
-		if err := conn.QueryRow(ctx, `SELECT current_setting('sortid.huid_key', true)`).Scan(&k); err != nil {
+		if err := conn.QueryRow(ctx, keyQuery).Scan(&k); err != nil {
 			t.Fatal(err)
 		}
 		return k
@@ -102,16 +112,16 @@ func TestSQLHUIDKeyPerSession(t *testing.T) {
 		}
 	}
 	exec("BEGIN")
-	exec("SELECT huid_generate()")
+	exec(call)
 	first := key()
 	exec("ROLLBACK")
 	if k := key(); k != "" {
 		t.Fatalf("key %q survived the rollback of the transaction that drew it", k)
 	}
-	exec("SELECT huid_generate() FROM generate_series(1, 1000)")
+	exec(later[0])
 	second := key()
-	exec("SELECT huid_generate() FROM generate_series(1, 1000)")
-	if first == "" || second == "" || first == second || key() != second {
+	exec(later[1])
+	if !valid(first) || !valid(second) || first == second || key() != second {
 		t.Fatalf("keys %q, then %q, then %q: want a new key after the rollback, then the same", first, second, key())
 	}
 }

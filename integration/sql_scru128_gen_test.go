@@ -267,35 +267,9 @@ func rollbackRuns(t *testing.T, conn *pgx.Conn, call string, rounds, per int) []
 // drew it rolls back, the next call draws a new one.
 func TestSQLSCRU128KeyPerSession(t *testing.T) {
 	t.Parallel()
-	conn := pgtest.Conn(t)
-	ctx := t.Context()
-	key := func() string {
-		t.Helper()
-		var k string
-		if err := conn.QueryRow(ctx, `SELECT right(current_setting('sortid.scru128_state', true), 32)`).Scan(&k); err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
-	exec := func(sql string) {
-		t.Helper()
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	exec("BEGIN")
-	exec("SELECT scru128_generate()")
-	first := key()
-	exec("ROLLBACK")
-	if k := key(); k != "" {
-		t.Fatalf("key %q survived the rollback of the transaction that drew it", k)
-	}
-	exec("SELECT scru128_generate() FROM generate_series(1, 3000)")
-	second := key()
-	exec("SELECT pg_sleep(0.01); SELECT scru128_generate() FROM generate_series(1, 3000)")
-	if len(first) != 32 || len(second) != 32 || first == second || key() != second {
-		t.Fatalf("keys %q, then %q, then %q: want a new key after the rollback, then the same", first, second, key())
-	}
+	checkSessionKey(t, `SELECT right(current_setting('sortid.scru128_state', true), 32)`, "SELECT scru128_generate()",
+		[2]string{"SELECT scru128_generate() FROM generate_series(1, 3000)", "SELECT pg_sleep(0.01); SELECT scru128_generate() FROM generate_series(1, 3000)"},
+		func(k string) bool { return len(k) == 32 })
 }
 
 // scru128State is a generator state: the last ID's fields, ts_last_sec and a
