@@ -1,7 +1,6 @@
 package gormtype
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"reflect"
@@ -151,8 +150,13 @@ func (p *plugin) hitsFilled(db *gorm.DB, st *createState, err error) (cols []str
 	return cols, hit, known
 }
 
+// isDuplicate reports whether err is a unique violation, on PostgreSQL also
+// in the forms Citus passes on from a shard (see pgretry.IsUniqueViolation).
 func isDuplicate(db *gorm.DB, err error) bool {
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return true
+	}
+	if db.Dialector.Name() == dialectPostgres && pgretry.IsUniqueViolation(err) {
 		return true
 	}
 	t, ok := db.Dialector.(gorm.ErrorTranslator)
@@ -160,23 +164,22 @@ func isDuplicate(db *gorm.DB, err error) bool {
 }
 
 // violatedColumns returns the columns of the unique key a driver's error
-// names, looking the key up in the statement's own table (and its
-// partitions) or database.
+// names: on PostgreSQL from the error's detail (pgretry.KeyColumns), the
+// same on a partition or a Citus shard; elsewhere by looking the key up in
+// the statement's database.
 func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 	var cols []string
 	tx := aside(db)
 	switch db.Dialector.Name() {
 	case dialectPostgres:
-		index := pgretry.Constraint(err)
-		if index == "" {
-			return nil, false
+		key := pgretry.KeyColumns(err)
+		for c := range strings.SplitSeq(key, ", ") {
+			if unquoted, ok := strings.CutPrefix(c, `"`); ok {
+				c = strings.ReplaceAll(strings.TrimSuffix(unquoted, `"`), `""`, `"`)
+			}
+			cols = append(cols, c)
 		}
-		tx = tx.Raw(`SELECT a.attname FROM pg_catalog.pg_index i
-			JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
-			JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-			WHERE c.relname = @index AND (i.indrelid = to_regclass(@table)
-				OR i.indrelid IN (SELECT relid FROM pg_catalog.pg_partition_tree(to_regclass(@table))))`,
-			sql.Named("index", index), sql.Named("table", db.Statement.Quote(tableName(db.Statement))))
+		return cols, key != ""
 	case dialectMySQL:
 		msg := err.Error()
 		i := strings.LastIndex(msg, " for key '")

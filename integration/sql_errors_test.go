@@ -100,7 +100,7 @@ var hijackDDL = []string{
 	`CREATE OPERATOR evil.| (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.int8pl_evil)`,
 	`CREATE OPERATOR evil.>> (LEFTARG = bigint, RIGHTARG = int, FUNCTION = evil.int8_int4_evil)`,
 	`CREATE OPERATOR evil.<< (LEFTARG = bigint, RIGHTARG = int, FUNCTION = evil.int8_int4_evil)`,
-	`CREATE FUNCTION evil.sortid_raise(text, text, anycompatible, anyelement) RETURNS anyelement LANGUAGE sql AS $$SELECT $4$$`,
+	`CREATE FUNCTION evil.sortid_require(boolean, text, text, anycompatible) RETURNS boolean LANGUAGE sql AS $$SELECT true$$`,
 	`CREATE FUNCTION evil.huid_min(timestamptz) RETURNS bigint LANGUAGE sql AS $$SELECT 42::bigint$$`,
 }
 
@@ -122,7 +122,7 @@ const hijackProbe = `SELECT concat_ws(' | ',
 	public.huid_generate() OPERATOR(pg_catalog.<>) public.huid_generate())`
 
 // TestSQLSearchPathHijack: functions and an operator shadowing the built-ins
-// (and sortid_raise) in a schema ahead of pg_catalog / public in the
+// (and sortid_require) in a schema ahead of pg_catalog / public in the
 // search_path change no result of the sortid functions, and bad input still
 // raises.
 func TestSQLSearchPathHijack(t *testing.T) {

@@ -62,10 +62,10 @@ func TestSQLMigrateSearchPath(t *testing.T) {
 			"makes the type name text mean evil.text, not pg_catalog.text", "drop evil.text"},
 		{"temporary uuid", "public", "CREATE DOMAIN pg_temp.uuid AS pg_catalog.int4",
 			"makes the type name uuid mean pg_temp_", "drop pg_temp_"},
-		{"better-matching sortid_raise after public", "public, evil",
+		{"better-matching sortid_require after public", "public, evil",
 			`CREATE SCHEMA evil;
-			CREATE FUNCTION evil.sortid_raise(text, text, timestamptz, bigint) RETURNS bigint LANGUAGE sql IMMUTABLE RETURN 0`,
-			"function huid_generate() uses function evil.sortid_raise(", "names only the schema"},
+			CREATE FUNCTION evil.sortid_require(boolean, text, text, timestamptz) RETURNS boolean LANGUAGE sql IMMUTABLE RETURN true`,
+			"function huid_generate() uses function evil.sortid_require(", "names only the schema"},
 		{"operators before pg_catalog", "public, evil, pg_catalog", evilOperators, "", ""},
 		{"better-matching operator after pg_catalog", "public, evil",
 			`CREATE SCHEMA evil;

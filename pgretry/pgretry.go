@@ -40,18 +40,60 @@ func SQLState(err error) string {
 	return ""
 }
 
+// citusInternalError is the SQLSTATE (XX000, internal_error) under which
+// Citus passes on a unique violation that a shard raised during a COPY or
+// an INSERT ... SELECT through the coordinator.
+const citusInternalError = "XX000"
+
+// uniqueMessage starts the message of every unique violation, also the
+// ones Citus passes on, with lc_messages in English.
+const uniqueMessage = `duplicate key value violates unique constraint "`
+
 // IsUniqueViolation reports whether err is, or wraps, a database error with
-// SQLSTATE 23505 (unique_violation).
+// SQLSTATE 23505 (unique_violation), or Citus's form of one: SQLSTATE XX000
+// with PostgreSQL's message for a unique violation (recognised only in
+// English, as lc_messages = 'C' or 'en_*' writes it).
 func IsUniqueViolation(err error) bool {
-	return SQLState(err) == UniqueViolation
+	switch SQLState(err) {
+	case UniqueViolation:
+		return true
+	case citusInternalError:
+		return strings.HasPrefix(errorField(err, "Message"), uniqueMessage)
+	}
+	return false
 }
 
 // Constraint returns the name of the constraint a database error in err's
 // tree names, or "". It reads the exported string field ConstraintName
 // (*pgconn.PgError) or Constraint (*pq.Error) of the error that has the
-// SQLState() method.
+// SQLState() method; where that is empty, as in the unique violations that
+// Citus passes on from a shard, it is the name the message quotes, the
+// shard's index such as "events_pkey_102009".
 func Constraint(err error) string {
-	return errorField(err, "ConstraintName", "Constraint")
+	if name := errorField(err, "ConstraintName", "Constraint"); name != "" {
+		return name
+	}
+	msg := errorField(err, "Message")
+	if !strings.HasPrefix(msg, uniqueMessage) || !strings.HasSuffix(msg, `"`) {
+		return ""
+	}
+	return msg[len(uniqueMessage) : len(msg)-1]
+}
+
+// isShardOf reports whether the constraint an error names is constraint
+// itself or, on Citus, its index on one shard: constraint_N for the shard
+// N, where the error names no table or the shard table_N.
+func isShardOf(err error, constraint string) bool {
+	name := Constraint(err)
+	if name == constraint {
+		return true
+	}
+	shard, ok := strings.CutPrefix(name, constraint+"_")
+	if !ok || shard == "" || strings.Trim(shard, "0123456789") != "" {
+		return false
+	}
+	table := errorField(err, "TableName", "Table")
+	return table == "" || strings.HasSuffix(table, "_"+shard)
 }
 
 // errorField returns the first of the named exported string fields of the
@@ -95,10 +137,12 @@ func KeyColumns(err error) string {
 }
 
 // IsUniqueViolationOn reports whether err is a unique violation of the
-// named constraint, such as "events_pkey". It reports false when constraint
-// is "" or the error does not name its constraint.
+// named constraint, such as "events_pkey". On Citus a shard's copy of the
+// constraint counts too: events_pkey_102009, when the error names no table
+// or the shard events_102009. It reports false when constraint is "" or the
+// error does not name its constraint.
 func IsUniqueViolationOn(err error, constraint string) bool {
-	return constraint != "" && IsUniqueViolation(err) && Constraint(err) == constraint
+	return constraint != "" && IsUniqueViolation(err) && isShardOf(err, constraint)
 }
 
 // IsUniqueViolationOfKey reports whether err is a unique violation of the

@@ -255,3 +255,74 @@ func TestInsertOnKey(t *testing.T) {
 		t.Errorf("InsertOn with the parent's name: calls %d, err %v; want 1 and the error", *calls, err)
 	}
 }
+
+// pgError mimics the fields of *pgconn.PgError that Citus's unique
+// violations fill or leave empty.
+type pgError struct {
+	Code, Message, Detail, TableName, ConstraintName string
+}
+
+func (e *pgError) Error() string    { return "ERROR: " + e.Message + " (SQLSTATE " + e.Code + ")" }
+func (e *pgError) SQLState() string { return e.Code }
+
+// citusCases are the forms of a unique violation seen on a Citus 13.2
+// cluster (TestCitusCollisionsRetried meets each for real), and look-alikes
+// that are none.
+var citusCases = []struct {
+	name       string
+	err        *pgError
+	unique     bool
+	constraint string // what Constraint returns
+	on         bool   // IsUniqueViolationOn(err, "t_pkey")
+}{
+	{"router insert", &pgError{Code: "23505", Message: `duplicate key value violates unique constraint "t_pkey_102009"`,
+		Detail: "Key (id)=(42) already exists."}, true, "t_pkey_102009", true},
+	{"copy through the coordinator", &pgError{Code: "XX000", Message: `duplicate key value violates unique constraint "t_pkey_102009"`,
+		Detail: "Key (id)=(42) already exists."}, true, "t_pkey_102009", true},
+	{"local shard", &pgError{Code: "23505", Message: `duplicate key value violates unique constraint "t_pkey_102136"`,
+		Detail: "Key (id)=(42) already exists.", TableName: "t_102136", ConstraintName: "t_pkey_102136"}, true, "t_pkey_102136", true},
+	{"another shard's table", &pgError{Code: "23505", Message: `duplicate key value violates unique constraint "t_pkey_102136"`,
+		Detail: "Key (id)=(42) already exists.", TableName: "t_102137", ConstraintName: "t_pkey_102136"}, true, "t_pkey_102136", false},
+	{"plain table, constraint t_pkey_2", &pgError{Code: "23505", Message: `duplicate key value violates unique constraint "t_pkey_2"`,
+		Detail: "Key (id)=(42) already exists.", TableName: "t", ConstraintName: "t_pkey_2"}, true, "t_pkey_2", false},
+	{"no shard number", &pgError{Code: "23505", Message: `duplicate key value violates unique constraint "t_pkey_x"`,
+		Detail: "Key (id)=(42) already exists."}, true, "t_pkey_x", false},
+	{"other internal error", &pgError{Code: "XX000", Message: "cache lookup failed for relation 1"}, false, "", false},
+	{"translated message", &pgError{Code: "23505", Message: "doppelter Schlüsselwert verletzt Unique-Constraint »t_pkey_102009«",
+		Detail: "Schlüssel »(id)=(42)« existiert bereits."}, true, "", false},
+}
+
+func TestCitusForms(t *testing.T) {
+	t.Parallel()
+	for _, tt := range citusCases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := pgretry.IsUniqueViolation(tt.err); got != tt.unique {
+				t.Errorf("IsUniqueViolation = %v, want %v", got, tt.unique)
+			}
+			if got := pgretry.Constraint(tt.err); got != tt.constraint {
+				t.Errorf("Constraint = %q, want %q", got, tt.constraint)
+			}
+			if got := pgretry.IsUniqueViolationOn(tt.err, "t_pkey"); got != tt.on {
+				t.Errorf("IsUniqueViolationOn(t_pkey) = %v, want %v", got, tt.on)
+			}
+			if got := pgretry.IsUniqueViolationOfKey(tt.err, "id"); got != (tt.unique && tt.err.Detail != "") {
+				t.Errorf("IsUniqueViolationOfKey(id) = %v, want %v", got, tt.unique)
+			}
+			retried := func(name string, f func(context.Context, int, func(context.Context) error) (int, error), want bool) {
+				insert, calls := script(tt.err)
+				retries, err := f(t.Context(), 3, insert)
+				if got := retries == 1 && err == nil; got != want {
+					t.Errorf("%s: retries %d, err %v (%d calls); want retried %v", name, retries, err, *calls, want)
+				}
+			}
+			retried("Insert", pgretry.Insert, tt.unique)
+			retried("InsertOn", func(ctx context.Context, n int, f func(context.Context) error) (int, error) {
+				return pgretry.InsertOn(ctx, "t_pkey", n, f)
+			}, tt.on)
+			retried("InsertOnKey", func(ctx context.Context, n int, f func(context.Context) error) (int, error) {
+				return pgretry.InsertOnKey(ctx, []string{"id"}, n, f)
+			}, tt.unique && tt.err.Detail != "")
+		})
+	}
+}

@@ -21,17 +21,25 @@
 -- guards check them: the type names in argument and result lists, written bare (uuid,
 -- text, timestamptz, bytea, anyelement, anycompatible) because schema readers such as
 -- sqlc map only the bare names to Go types; and the calls between sortid functions,
--- which must find this schema's. PL/pgSQL bodies are parsed at run time: sortid_raise
--- pins SET search_path = pg_catalog, pg_temp; sortid_huid_mix, sortid_scru128_next and
--- scru128_generate_at, on the generators' paths, qualify every function and operator
--- instead.
+-- which must find this schema's. PL/pgSQL bodies are parsed at run time, so
+-- sortid_require, sortid_huid_mix, sortid_scru128_next and scru128_generate_at qualify
+-- every function and operator instead of paying for a SET search_path clause.
 --
--- Errors: LANGUAGE sql cannot RAISE, so bad input calls sortid_raise(code, format, value, model)
--- in a CASE branch. sortid_raise is IMMUTABLE, so that the IMMUTABLE functions calling it
--- can be inlined into the caller's query (no function call per row); every message
--- names the offending value, so the planner can pre-evaluate a call only where that
--- value is a constant, which then raises when the statement is planned. A NULL argument
--- gives NULL: the CASEs have no branch for it (STRICT would also forbid inlining).
+-- Errors: LANGUAGE sql cannot RAISE, so every input check is a guard
+--   (ok OR sortid_require(ok, code, message, value))
+-- that is true when ok holds (without calling sortid_require), NULL when ok is NULL, and
+-- raises format(message, value) with the SQLSTATE code when ok is false. A guard comes
+-- before the value it protects: (guard)::integer OPERATOR(pg_catalog.*) n for a number n,
+-- CASE WHEN guard THEN v END otherwise. No CASE holds a raising branch: an engine that
+-- evaluates the parts of an expression one by one (Citus evaluates a distributed
+-- modification's function calls on the coordinator, and each branch of a CASE on its
+-- own) still raises only for bad input, and the bounds (huid_min, huid_max, scru128_min,
+-- scru128_max) and huid_generate hold no CASE at all, as Citus refuses a CASE around
+-- now() in the WHERE of a distributed DELETE or UPDATE. sortid_require is IMMUTABLE, so
+-- that the IMMUTABLE functions using it can be inlined into the caller's query (no
+-- function call per row); every message names the offending value, so the planner can
+-- pre-evaluate a call only where that value is a constant, which then raises when the
+-- statement is planned. A NULL argument gives NULL (STRICT would forbid inlining).
 --
 -- Time: timestamptz arguments are instants; a literal without an offset, such as
 -- huid_min('2026-06-01'), is read in the session's TimeZone, so write UTC bounds with
@@ -120,7 +128,7 @@ RETURN ARRAY[
   'function huid_generate_at(pg_catalog.timestamptz)',
   'function huid_generate()',
   'function sortid_huid_mix(bigint, bigint)',
-  'function sortid_raise(pg_catalog.text, pg_catalog.text, pg_catalog.anycompatible, pg_catalog.anyelement)',
+  'function sortid_require(boolean, pg_catalog.text, pg_catalog.text, pg_catalog.anycompatible)',
   'domain huid',
   'function sortid_objects()'
 ]::pg_catalog.text[];
@@ -151,27 +159,29 @@ $sortid$;
 COMMENT ON DOMAIN huid IS 'sortid: HUID, a 63-bit time-sortable id: (unix_ms - 1767225600000) << 21 | random21.';
 -- +goose StatementEnd
 
--- sortid_raise raises an error with the given SQLSTATE and the message format(p_message,
--- p_value); the last argument only fixes the (never returned) result type, e.g.
--- NULL::bigint. The value is formatted here, at run time, as a cast to text in the
--- caller would be only STABLE for a timestamptz and forbid inlining. IMMUTABLE: see
--- "Errors" above. COST 1, as it runs only on bad input: at the default cost of 100 the
--- planner would price every row of an inlined caller as if it raised, and a plain scan
--- would cross jit_above_cost.
+-- sortid_require returns ok when it is true or NULL, and raises an error with the
+-- SQLSTATE p_code and the message format(p_message, p_value) when it is false: the second
+-- half of a guard (see "Errors" above). The value is formatted here, at run time, as a
+-- cast to text in the caller would be only STABLE for a timestamptz and forbid inlining.
+-- IMMUTABLE: see "Errors". COST 1, as a guard calls it only for bad input: at the
+-- default cost of 100 the planner would price every row of an inlined caller as if it
+-- raised, and a plain scan would cross jit_above_cost.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION sortid_raise(p_code text, p_message text, p_value anycompatible, p_model anyelement)
-RETURNS anyelement
+CREATE OR REPLACE FUNCTION sortid_require(ok boolean, p_code text, p_message text, p_value anycompatible)
+RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1
-SET search_path = pg_catalog, pg_temp
 AS $sortid$
 BEGIN
-  RAISE EXCEPTION USING ERRCODE = p_code, MESSAGE = format(p_message, p_value);
+  IF NOT ok THEN
+    RAISE EXCEPTION USING ERRCODE = p_code, MESSAGE = pg_catalog.format(p_message, p_value);
+  END IF;
+  RETURN ok;
 END
 $sortid$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-COMMENT ON FUNCTION sortid_raise(text, text, anycompatible, anyelement) IS 'sortid internal: raise an error (SQLSTATE, format(message, value)) from a LANGUAGE sql function; callers pass the offending value, so it is pre-evaluated only for constant input.';
+COMMENT ON FUNCTION sortid_require(boolean, text, text, anycompatible) IS 'sortid internal: ok unless it is false, when it raises (SQLSTATE, format(message, value)); the second half of the guard (ok OR sortid_require(ok, ...)) of the LANGUAGE sql functions.';
 -- +goose StatementEnd
 
 ------------------------------------------------------------------------------------------
@@ -236,11 +246,14 @@ COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of
 CREATE OR REPLACE FUNCTION huid_generate()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
-RETURN CASE
-  WHEN pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-   AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
-  THEN sortid_huid_mix(
-         pg_catalog.set_config('sortid.huid_state',
+RETURN sortid_huid_mix(
+         ((pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+           AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
+          OR sortid_require(pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+                              AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00',
+               '22008', 'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+               pg_catalog.clock_timestamp()))::integer
+         OPERATOR(pg_catalog.*) pg_catalog.set_config('sortid.huid_state',
            GREATEST(('0' OPERATOR(pg_catalog.||) pg_catalog.current_setting('sortid.huid_state', true))::bigint
                       OPERATOR(pg_catalog.+) 1,
                     LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.-) 1767225600)
@@ -251,11 +264,7 @@ RETURN CASE
                   pg_catalog.set_config('sortid.huid_key',
                     ('x' OPERATOR(pg_catalog.||)
                        pg_catalog.translate(pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 18), '-', ''))
-                      ::bit(64)::bigint::pg_catalog.text, false)::bigint))
-  ELSE sortid_raise('22008',
-         'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         pg_catalog.clock_timestamp(), NULL::bigint)
-END;
+                      ::bit(64)::bigint::pg_catalog.text, false)::bigint));
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -268,19 +277,16 @@ COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_tim
 CREATE OR REPLACE FUNCTION huid_generate_at(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL SAFE
-RETURN CASE
-  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
-  THEN (((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
-          OPERATOR(pg_catalog.-) 1767225600000)::bigint OPERATOR(pg_catalog.<<) 21)
+RETURN ((((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+    AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
+   OR sortid_require((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+                      AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'), '22008',
+        'huid_generate_at: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]', ts))::integer
+         OPERATOR(pg_catalog.*) (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+                                 OPERATOR(pg_catalog.-) 1767225600000)::bigint) OPERATOR(pg_catalog.<<) 21)
        OPERATOR(pg_catalog.|)
        (('x' OPERATOR(pg_catalog.||) pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 6))::bit(24)::bigint
-          OPERATOR(pg_catalog.&) 2097151))
-  WHEN ts IS NOT NULL
-  THEN sortid_raise('22008',
-         'huid_generate_at: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         ts, NULL::bigint)
-END;
+          OPERATOR(pg_catalog.&) 2097151);
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -293,16 +299,12 @@ COMMENT ON FUNCTION huid_generate_at(pg_catalog.timestamptz) IS 'sortid: HUID fo
 CREATE OR REPLACE FUNCTION huid_timestamp(id bigint)
 RETURNS timestamptz
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE
-  WHEN id OPERATOR(pg_catalog.>=) 0
-  THEN (TIMESTAMP '2026-01-01 00:00:00'
-        OPERATOR(pg_catalog.+) (INTERVAL '1 millisecond' OPERATOR(pg_catalog.*) (id OPERATOR(pg_catalog.>>) 21)))
-       AT TIME ZONE 'UTC'
-  WHEN id IS NOT NULL
-  THEN sortid_raise('22003',
-         'huid_timestamp: %s is not a valid HUID (negative)',
-         id, NULL::pg_catalog.timestamptz)
-END;
+RETURN (TIMESTAMP '2026-01-01 00:00:00'
+        OPERATOR(pg_catalog.+) (INTERVAL '1 millisecond' OPERATOR(pg_catalog.*)
+          (((id OPERATOR(pg_catalog.>=) 0)
+            OR sortid_require(id OPERATOR(pg_catalog.>=) 0, '22003', 'huid_timestamp: %s is not a valid HUID (negative)', id))::integer
+           OPERATOR(pg_catalog.*) (id OPERATOR(pg_catalog.>>) 21))))
+       AT TIME ZONE 'UTC';
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -319,16 +321,13 @@ COMMENT ON FUNCTION huid_timestamp(bigint) IS 'sortid: creation millisecond of a
 CREATE OR REPLACE FUNCTION huid_min(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE
-  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
-  THEN (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
-         OPERATOR(pg_catalog.-) 1767225600000)::bigint OPERATOR(pg_catalog.<<) 21
-  WHEN ts IS NOT NULL
-  THEN sortid_raise('22008',
-         'huid_min: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         ts, NULL::bigint)
-END;
+RETURN (((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+    AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
+   OR sortid_require((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+                      AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'), '22008',
+        'huid_min: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]', ts))::integer
+        OPERATOR(pg_catalog.*) (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+                                OPERATOR(pg_catalog.-) 1767225600000)::bigint) OPERATOR(pg_catalog.<<) 21;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -341,17 +340,14 @@ COMMENT ON FUNCTION huid_min(pg_catalog.timestamptz) IS 'sortid: smallest HUID o
 CREATE OR REPLACE FUNCTION huid_max(ts timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE
-  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'
-  THEN ((pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
-          OPERATOR(pg_catalog.-) 1767225600000)::bigint OPERATOR(pg_catalog.<<) 21)
-       OPERATOR(pg_catalog.|) 2097151
-  WHEN ts IS NOT NULL
-  THEN sortid_raise('22008',
-         'huid_max: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-         ts, NULL::bigint)
-END;
+RETURN ((((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+    AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
+   OR sortid_require((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+                      AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00'), '22008',
+        'huid_max: %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]', ts))::integer
+         OPERATOR(pg_catalog.*) (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+                                 OPERATOR(pg_catalog.-) 1767225600000)::bigint) OPERATOR(pg_catalog.<<) 21)
+       OPERATOR(pg_catalog.|) 2097151;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -507,18 +503,15 @@ COMMENT ON FUNCTION scru128_timestamp(pg_catalog.uuid) IS 'sortid: millisecond e
 CREATE OR REPLACE FUNCTION scru128_min(ts timestamptz)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE
-  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
-   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00'
-  THEN (pg_catalog.lpad(pg_catalog.to_hex(
-          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
-           OPERATOR(pg_catalog.-) 1577836800000)::bigint), 11, '0')
-        OPERATOR(pg_catalog.||) '000000000000000000000')::pg_catalog.uuid
-  WHEN ts IS NOT NULL
-  THEN sortid_raise('22008',
-         'scru128_min: %s is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
-         ts, NULL::pg_catalog.uuid)
-END;
+RETURN (pg_catalog.lpad(pg_catalog.to_hex(
+          ((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
+            AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00')
+           OR sortid_require(ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
+                               AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00', '22008',
+                'scru128_min: %s is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]', ts))::integer
+          OPERATOR(pg_catalog.*) (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+                                  OPERATOR(pg_catalog.-) 1577836800000)::bigint), 11, '0')
+        OPERATOR(pg_catalog.||) '000000000000000000000')::pg_catalog.uuid;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -531,18 +524,15 @@ COMMENT ON FUNCTION scru128_min(pg_catalog.timestamptz) IS 'sortid: smallest SCR
 CREATE OR REPLACE FUNCTION scru128_max(ts timestamptz)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE
-  WHEN ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
-   AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00'
-  THEN (pg_catalog.lpad(pg_catalog.to_hex(
-          (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
-           OPERATOR(pg_catalog.-) 1577836800000)::bigint), 11, '0')
-        OPERATOR(pg_catalog.||) 'fffffffffffffffffffff')::pg_catalog.uuid
-  WHEN ts IS NOT NULL
-  THEN sortid_raise('22008',
-         'scru128_max: %s is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]',
-         ts, NULL::pg_catalog.uuid)
-END;
+RETURN (pg_catalog.lpad(pg_catalog.to_hex(
+          ((ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
+            AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00')
+           OR sortid_require(ts OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2020-01-01 00:00:00+00'
+                               AND ts OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2577-06-22 06:20:44.416+00', '22008',
+                'scru128_max: %s is outside the SCRU128 range [2020-01-01 00:00:00+00, 2577-06-22 06:20:44.415+00]', ts))::integer
+          OPERATOR(pg_catalog.*) (pg_catalog.floor(EXTRACT(EPOCH FROM (ts AT TIME ZONE 'UTC')) OPERATOR(pg_catalog.*) 1000)
+                                  OPERATOR(pg_catalog.-) 1577836800000)::bigint), 11, '0')
+        OPERATOR(pg_catalog.||) 'fffffffffffffffffffff')::pg_catalog.uuid;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -582,6 +572,13 @@ RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN s OPERATOR(pg_catalog.~) '^[01234567][0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuv]{25}$'
+    OR sortid_require(s OPERATOR(pg_catalog.~) '^[01234567][0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuv]{25}$', '22P02',
+         'scru128_from_text: invalid SCRU128 text %s: want 26 digits 0-9A-V (any case), at most 7VVVVVVVVVVVVVVVVVVVVVVVVV',
+         pg_catalog.quote_literal(pg_catalog.left(s, 100))
+         OPERATOR(pg_catalog.||) CASE WHEN pg_catalog.length(s) OPERATOR(pg_catalog.>) 100
+                                      THEN '... (' OPERATOR(pg_catalog.||) pg_catalog.length(s)::pg_catalog.text
+                                           OPERATOR(pg_catalog.||) ' chars)'
+                                      ELSE '' END)
   THEN (
     SELECT (pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.substring(d.b, 3, 64)::bigint), 16, '0')
             OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.substring(d.b, 67, 64)::bigint), 16, '0')
@@ -597,14 +594,6 @@ RETURN CASE
       FROM pg_catalog.generate_series(1, 26) AS i
     ) AS d
   )
-  ELSE sortid_raise('22P02',
-         'scru128_from_text: invalid SCRU128 text %s: want 26 digits 0-9A-V (any case), at most 7VVVVVVVVVVVVVVVVVVVVVVVVV',
-         pg_catalog.quote_literal(pg_catalog.left(s, 100))
-         OPERATOR(pg_catalog.||) CASE WHEN pg_catalog.length(s) OPERATOR(pg_catalog.>) 100
-                                      THEN '... (' OPERATOR(pg_catalog.||) pg_catalog.length(s)::pg_catalog.text
-                                           OPERATOR(pg_catalog.||) ' chars)'
-                                      ELSE '' END,
-         NULL::pg_catalog.uuid)
 END;
 -- +goose StatementEnd
 
@@ -632,11 +621,9 @@ RETURNS timestamptz
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
   WHEN pg_catalog.octet_length(id) OPERATOR(pg_catalog.=) 16
+    OR sortid_require(pg_catalog.octet_length(id) OPERATOR(pg_catalog.=) 16, '22023',
+         'scru128_timestamp: bytea of length %s is not a SCRU128 ID (want 16 bytes)', pg_catalog.octet_length(id))
   THEN scru128_timestamp(pg_catalog.encode(id, 'hex')::pg_catalog.uuid)
-  WHEN id IS NOT NULL
-  THEN sortid_raise('22023',
-         'scru128_timestamp: bytea of length %s is not a SCRU128 ID (want 16 bytes)',
-         pg_catalog.octet_length(id), NULL::pg_catalog.timestamptz)
 END;
 -- +goose StatementEnd
 
@@ -650,10 +637,9 @@ RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
   WHEN pg_catalog.octet_length(id) OPERATOR(pg_catalog.=) 16
+    OR sortid_require(pg_catalog.octet_length(id) OPERATOR(pg_catalog.=) 16, '22023',
+         'scru128_to_text: bytea of length %s is not a SCRU128 ID (want 16 bytes)', pg_catalog.octet_length(id))
   THEN scru128_to_text(pg_catalog.encode(id, 'hex')::pg_catalog.uuid)
-  ELSE sortid_raise('22023',
-         'scru128_to_text: bytea of length %s is not a SCRU128 ID (want 16 bytes)',
-         pg_catalog.octet_length(id), NULL::pg_catalog.text)
 END;
 -- +goose StatementEnd
 
@@ -835,22 +821,18 @@ CREATE OR REPLACE FUNCTION sortid_check_time(kind text, id text, t timestamptz, 
                                              future interval, at timestamptz)
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
-RETURN CASE
-  WHEN t IS NULL OR past IS NULL OR future IS NULL OR at IS NULL THEN NULL
-  WHEN past OPERATOR(pg_catalog.<) INTERVAL '0' OR future OPERATOR(pg_catalog.<) INTERVAL '0'
-  THEN sortid_raise('22023', '%s',
-         pg_catalog.format('%s_check_time: the skew must not be negative (past %s, future %s)',
-                           pg_catalog.lower(kind), past, future), NULL::boolean)
-  WHEN t OPERATOR(pg_catalog.<) (at OPERATOR(pg_catalog.-) past)
-  THEN sortid_raise('22008', '%s',
-         pg_catalog.format('%s_check_time: %s %s was made at %s, %s before now (%s); at most %s is allowed',
-                           pg_catalog.lower(kind), kind, id, t, at OPERATOR(pg_catalog.-) t, at, past), NULL::boolean)
-  WHEN t OPERATOR(pg_catalog.>) (at OPERATOR(pg_catalog.+) future)
-  THEN sortid_raise('22008', '%s',
-         pg_catalog.format('%s_check_time: %s %s was made at %s, %s after now (%s); at most %s is allowed',
-                           pg_catalog.lower(kind), kind, id, t, t OPERATOR(pg_catalog.-) at, at, future), NULL::boolean)
-  ELSE true
-END;
+RETURN (past OPERATOR(pg_catalog.>=) INTERVAL '0' AND future OPERATOR(pg_catalog.>=) INTERVAL '0'
+        OR sortid_require(past OPERATOR(pg_catalog.>=) INTERVAL '0' AND future OPERATOR(pg_catalog.>=) INTERVAL '0', '22023', '%s',
+             pg_catalog.format('%s_check_time: the skew must not be negative (past %s, future %s)',
+                               pg_catalog.lower(kind), past, future)))
+   AND (t OPERATOR(pg_catalog.>=) (at OPERATOR(pg_catalog.-) past)
+        OR sortid_require(t OPERATOR(pg_catalog.>=) (at OPERATOR(pg_catalog.-) past), '22008', '%s',
+             pg_catalog.format('%s_check_time: %s %s was made at %s, %s before now (%s); at most %s is allowed',
+                               pg_catalog.lower(kind), kind, id, t, at OPERATOR(pg_catalog.-) t, at, past)))
+   AND (t OPERATOR(pg_catalog.<=) (at OPERATOR(pg_catalog.+) future)
+        OR sortid_require(t OPERATOR(pg_catalog.<=) (at OPERATOR(pg_catalog.+) future), '22008', '%s',
+             pg_catalog.format('%s_check_time: %s %s was made at %s, %s after now (%s); at most %s is allowed',
+                               pg_catalog.lower(kind), kind, id, t, t OPERATOR(pg_catalog.-) at, at, future)));
 -- +goose StatementEnd
 
 -- +goose StatementBegin
@@ -908,18 +890,22 @@ $sortid$;
 COMMENT ON DOMAIN scru128_bytes IS 'sortid: SCRU128 ID as 16 big-endian bytes; any other length is refused.';
 -- +goose StatementEnd
 
--- sortid_raise(text, text, anyelement), of development versions before sortid_objects(),
+-- sortid_raise of earlier development versions, (text, text, anyelement) before
+-- sortid_objects() and (text, text, anycompatible, anyelement) before sortid_require,
 -- which this version replaces: dropped from this schema, now that no sortid function
 -- calls it (without CASCADE, so a function of yours still calling it stops the migration).
 -- +goose StatementBegin
 DO $sortid$
 DECLARE
-  old pg_catalog.text := pg_catalog.format('%I.sortid_raise(pg_catalog.text, pg_catalog.text, pg_catalog.anyelement)',
-                                           pg_catalog.current_schema());
+  old pg_catalog.text;
 BEGIN
-  IF pg_catalog.to_regprocedure(old) IS NOT NULL THEN
-    EXECUTE 'DROP FUNCTION ' OPERATOR(pg_catalog.||) old;
-  END IF;
+  FOREACH old IN ARRAY ARRAY['(pg_catalog.text, pg_catalog.text, pg_catalog.anyelement)',
+                             '(pg_catalog.text, pg_catalog.text, pg_catalog.anycompatible, pg_catalog.anyelement)'] LOOP
+    old := pg_catalog.format('%I.sortid_raise', pg_catalog.current_schema()) OPERATOR(pg_catalog.||) old;
+    IF pg_catalog.to_regprocedure(old) IS NOT NULL THEN
+      EXECUTE 'DROP FUNCTION ' OPERATOR(pg_catalog.||) old;
+    END IF;
+  END LOOP;
 END
 $sortid$;
 -- +goose StatementEnd
