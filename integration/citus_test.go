@@ -22,9 +22,9 @@ func startCitus(t *testing.T) *pgcluster.Citus {
 	return c
 }
 
-// citusKeys are the key columns whose DEFAULTs the Citus tests fire: each
+// citusDefaultKeys are the key columns whose DEFAULTs the Citus tests fire: each
 // a table distributed by its id.
-var citusKeys = []struct{ table, column, check string }{
+var citusDefaultKeys = []struct{ table, column, check string }{
 	{"k_bigint", "id bigint PRIMARY KEY DEFAULT huid_generate()", "huid_timestamp(id)"},
 	{"k_huid", "id huid PRIMARY KEY DEFAULT huid_generate()", "huid_timestamp(id)"},
 	{"k_uuid", "id uuid PRIMARY KEY DEFAULT scru128_generate()", "scru128_timestamp(id)"},
@@ -113,7 +113,7 @@ func TestCitusInsertForms(t *testing.T) {
 		`CREATE TABLE src (n int PRIMARY KEY)`,
 		`SELECT create_distributed_table('src', 'n')`,
 		fmt.Sprintf(`INSERT INTO src SELECT generate_series(1, %d)`, citusSourceRows))
-	for _, k := range citusKeys {
+	for _, k := range citusDefaultKeys {
 		execAll(t, coord,
 			fmt.Sprintf(`CREATE TABLE %s (%s, b text, made text DEFAULT made_at())`, k.table, k.column),
 			fmt.Sprintf(`SELECT create_distributed_table('%s', 'id')`, k.table))
@@ -128,7 +128,7 @@ func TestCitusInsertForms(t *testing.T) {
 		if err := conn.QueryRow(t.Context(), "SELECT clock_timestamp()::text").Scan(&start); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range citusKeys {
+		for _, k := range citusDefaultKeys {
 			for _, f := range citusForms {
 				tag := node.Name + ": " + f.name
 				if err := f.run(t, conn, k.table, tag); err != nil {
@@ -159,6 +159,154 @@ func TestCitusInsertForms(t *testing.T) {
 				if k.table == "k_bigint" {
 					t.Logf("%s: DEFAULT fired on ports %s in %d sessions", tag, strings.Join(ports, ", "), len(sessions))
 				}
+			}
+		}
+	}
+}
+
+// TestCitusRetention checks that the retention statements docs/SCALE.md
+// shows run on distributed tables with now()-based and parameter bounds,
+// sent to the coordinator and to a worker, and remove or change exactly the
+// rows older than the bound. Citus refuses a CASE around a non-immutable
+// function in such a WHERE; the bounds hold none.
+func TestCitusRetention(t *testing.T) {
+	t.Parallel()
+	c := startCitus(t)
+	coord := c.Coordinator.Connect(t, "postgres")
+	tables := []struct{ table, column, old string }{
+		{"r_bigint", "id bigint PRIMARY KEY DEFAULT huid_generate()", "huid_generate_at(now() - interval '40 days')"},
+		{"r_uuid", "id uuid PRIMARY KEY DEFAULT scru128_generate()", "scru128_generate_at(now() - interval '40 days')"},
+		{"r_bytes", "id scru128_bytes PRIMARY KEY DEFAULT scru128_generate_bytea()", "scru128_generate_at_bytea(now() - interval '40 days')"},
+	}
+	for _, tt := range tables {
+		execAll(t, coord,
+			fmt.Sprintf(`CREATE TABLE %s (%s, b text)`, tt.table, tt.column),
+			fmt.Sprintf(`SELECT create_distributed_table('%s', 'id')`, tt.table))
+	}
+	statements := []struct {
+		table, sql string
+		args       []any
+	}{
+		{"r_bigint", "DELETE FROM r_bigint WHERE id < huid_min(now() - interval '30 days')", nil},
+		{"r_bigint", "DELETE FROM r_bigint WHERE id < huid_min($1::timestamptz - interval '30 days')", []any{"now"}},
+		{"r_bigint", "DELETE FROM r_bigint WHERE huid_timestamp(id) < now() - interval '30 days'", nil},
+		{"r_bigint", "UPDATE r_bigint SET b = 'old' WHERE id < huid_max(now() - interval '30 days')", nil},
+		{"r_uuid", "DELETE FROM r_uuid WHERE id < scru128_min(now() - interval '30 days')", nil},
+		{"r_uuid", "DELETE FROM r_uuid WHERE id < scru128_min($1::timestamptz - interval '30 days')", []any{"now"}},
+		{"r_uuid", "UPDATE r_uuid SET b = 'old' WHERE id <= scru128_max(now() - interval '30 days')", nil},
+		{"r_bytes", "DELETE FROM r_bytes WHERE id < scru128_min_bytea(now() - interval '30 days')", nil},
+		{"r_bytes", "DELETE FROM r_bytes WHERE scru128_timestamp(id) < now() - interval '30 days'", nil},
+	}
+	const oldRows, newRows = 10, 10
+	for _, node := range []*pgcluster.Cluster{c.Coordinator, c.Workers[0]} {
+		conn := node.Connect(t, "postgres")
+		for _, planCacheMode := range []string{"force_custom_plan", "force_generic_plan"} {
+			execAll(t, conn, "SET plan_cache_mode = "+planCacheMode)
+			for _, st := range statements {
+				var old string
+				for _, tt := range tables {
+					if tt.table == st.table {
+						old = tt.old
+					}
+				}
+				execAll(t, coord,
+					"TRUNCATE "+st.table,
+					fmt.Sprintf("INSERT INTO %s (id, b) SELECT %s, 'old' FROM generate_series(1, %d)", st.table, old, oldRows),
+					fmt.Sprintf("INSERT INTO %s (b) SELECT 'new' FROM generate_series(1, %d)", st.table, newRows))
+				if _, err := conn.Exec(t.Context(), "UPDATE "+st.table+" SET b = 'new'"); err != nil {
+					t.Fatal(err)
+				}
+				// The UPDATE statements mark the old rows 'old' again, the
+				// DELETEs remove them: either way no old row says 'new'.
+				tag, err := conn.Exec(t.Context(), st.sql, st.args...)
+				if err != nil {
+					t.Errorf("%s, %s: %s: %v", node.Name, planCacheMode, st.sql, err)
+					continue
+				}
+				var rows, marked int
+				q := fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE b = 'old') FROM %s", st.table)
+				if err := coord.QueryRow(t.Context(), q).Scan(&rows, &marked); err != nil {
+					t.Fatal(err)
+				}
+				wantRows, wantMarked := newRows, 0
+				if strings.HasPrefix(st.sql, "UPDATE") {
+					wantRows, wantMarked = oldRows+newRows, oldRows
+				}
+				if tag.RowsAffected() != oldRows || rows != wantRows || marked != wantMarked {
+					t.Errorf("%s, %s: %s: %d rows affected, %d left of which %d old; want %d, %d, %d",
+						node.Name, planCacheMode, st.sql, tag.RowsAffected(), rows, marked, oldRows, wantRows, wantMarked)
+				}
+			}
+		}
+	}
+}
+
+// TestCitusInputErrors checks that bad input still raises the function's
+// own error, naming the input, on Citus, which evaluates the parts of a
+// distributed statement on the coordinator one by one: in VALUES, in a
+// DELETE's bound, and through a generic plan's parameter.
+func TestCitusInputErrors(t *testing.T) {
+	t.Parallel()
+	c := startCitus(t)
+	coord := c.Coordinator.Connect(t, "postgres")
+	execAll(t, coord,
+		`CREATE TABLE e_bigint (id bigint PRIMARY KEY DEFAULT huid_generate(), b text)`,
+		`SELECT create_distributed_table('e_bigint', 'id')`,
+		`CREATE TABLE e_bytes (id scru128_bytes PRIMARY KEY DEFAULT scru128_generate_bytea(), b text)`,
+		`SELECT create_distributed_table('e_bytes', 'id')`)
+	tests := []struct {
+		sql        string
+		args       []any
+		code, text string
+	}{
+		{"INSERT INTO e_bigint (id) VALUES (huid_generate_at('2025-06-01 00:00:00+00'))", nil,
+			"22008", "huid_generate_at: 2025-06-01 00:00:00+00 is outside the HUID window"},
+		{"INSERT INTO e_bigint (id) VALUES (huid_generate_at(now() - interval '2 years'))", nil,
+			"22008", "huid_generate_at: 2024-"},
+		{"INSERT INTO e_bigint (id) VALUES (huid_generate_at($1))", []any{"2025-06-01 00:00:00+00"},
+			"22008", "huid_generate_at: 2025-06-01 00:00:00+00 is outside the HUID window"},
+		{"INSERT INTO e_bigint (id) VALUES (huid_max($1))", []any{"2025-06-01 00:00:00+00"},
+			"22008", "huid_max: 2025-06-01 00:00:00+00 is outside the HUID window"},
+		{"INSERT INTO e_bigint (id) VALUES (huid_timestamp($1)::date - '2026-01-01')", []any{-1},
+			"22003", "huid_timestamp: -1 is not a valid HUID (negative)"},
+		{"DELETE FROM e_bigint WHERE id < huid_min(now() - interval '2 years')", nil,
+			"22008", "huid_min: 2024-"},
+		{"DELETE FROM e_bytes WHERE id < scru128_min_bytea($1)", []any{"2019-06-01 00:00:00+00"},
+			"22008", "scru128_min: 2019-06-01 00:00:00+00 is outside the SCRU128 range"},
+		{"INSERT INTO e_bytes (id) VALUES (scru128_from_text_bytea($1))", []any{"zz"},
+			"22P02", "scru128_from_text: invalid SCRU128 text 'zz'"},
+		{"INSERT INTO e_bytes (id, b) VALUES (scru128_generate_bytea(), scru128_to_text($1::bytea))", []any{[]byte{1}},
+			"22023", "scru128_to_text: bytea of length 1 is not a SCRU128 ID"},
+	}
+	// The same statements with good input succeed: a raising branch
+	// evaluated on its own would fail them.
+	good := []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO e_bigint (id) VALUES (huid_generate_at($1))", []any{"2026-06-01 00:00:00+00"}},
+		{"INSERT INTO e_bigint (id) VALUES (huid_max($1))", []any{"2026-06-01 00:00:00+00"}},
+		{"INSERT INTO e_bigint (id) VALUES (huid_timestamp($1)::date - '2026-01-01')", []any{1 << 50}},
+		{"DELETE FROM e_bytes WHERE id < scru128_min_bytea($1)", []any{"2026-06-01 00:00:00+00"}},
+		{"INSERT INTO e_bytes (id) VALUES (scru128_from_text_bytea($1))", []any{"00PP2Q3JHOU5BOG3RB2PN3AFH8"}},
+		{"INSERT INTO e_bytes (id, b) VALUES (scru128_generate_bytea(), scru128_to_text($1::bytea))", []any{make([]byte, 16)}},
+	}
+	execAll(t, coord, "SET TimeZone = 'UTC'")
+	for _, planCacheMode := range []string{"force_custom_plan", "force_generic_plan"} {
+		execAll(t, coord, "SET plan_cache_mode = "+planCacheMode, "TRUNCATE e_bigint, e_bytes")
+		for _, tt := range good {
+			if _, err := coord.Exec(t.Context(), tt.sql, tt.args...); err != nil {
+				t.Errorf("%s: %s %v: %v", planCacheMode, tt.sql, tt.args, err)
+			}
+		}
+		for _, tt := range tests {
+			_, err := coord.Exec(t.Context(), tt.sql, tt.args...)
+			var msg string
+			if err != nil {
+				msg = err.Error()
+			}
+			if sqlState(err) != tt.code || !strings.Contains(msg, tt.text) {
+				t.Errorf("%s: %s %v: got %v, want SQLSTATE %s with %q", planCacheMode, tt.sql, tt.args, err, tt.code, tt.text)
 			}
 		}
 	}
