@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -93,9 +94,8 @@ func TestSQLHUIDGenerateNeverRepeatsInSession(t *testing.T) {
 
 // TestSQLHUIDConcurrentCollisionsAtBirthdayBound: 4 sessions insert 200 000
 // rows each at once with DEFAULT huid_generate(). No session repeats itself,
-// and the duplicates between sessions are within E ± (5√E + 5) of the birthday
-// expectation E = Σ over milliseconds of Σ over session pairs n_a·n_b / 2^21,
-// computed from the sessions' actual per-millisecond counts.
+// and the duplicates between sessions are at the birthday bound
+// (huidRepeats.check).
 func TestSQLHUIDConcurrentCollisionsAtBirthdayBound(t *testing.T) {
 	t.Parallel()
 	const conns, perConn = 4, 200_000
@@ -105,36 +105,72 @@ func TestSQLHUIDConcurrentCollisionsAtBirthdayBound(t *testing.T) {
 		t.Fatalf("create table: %v", err)
 	}
 	execConcurrently(t, conns, perConn, `INSERT INTO sql_huid_birthday (conn) SELECT $1 FROM generate_series(1, $2::int)`)
-	var rows, within, across int64
-	var expected float64
-	err := setup.QueryRow(ctx, `
-		WITH per_ms AS (SELECT id >> 21 AS ms, conn, count(*) AS n FROM sql_huid_birthday GROUP BY 1, 2)
-		SELECT (SELECT count(*) FROM sql_huid_birthday),
-		       (SELECT count(*) - count(DISTINCT (conn, id)) FROM sql_huid_birthday),
-		       (SELECT coalesce(sum(c * (c - 1) / 2), 0) FROM (SELECT count(*) AS c FROM sql_huid_birthday GROUP BY id) q),
+	r := countHUIDRepeats(t, setup, "sql_huid_birthday")
+	if r.rows != conns*perConn {
+		t.Fatalf("%d rows, want %d", r.rows, conns*perConn)
+	}
+	r.check(t)
+}
+
+// huidRepeats counts the repeated HUIDs of a table whose rows say, in
+// column conn, which session made their id.
+type huidRepeats struct {
+	rows, within, across int64
+	// expected is the birthday expectation of across: Σ over milliseconds
+	// of Σ over session pairs n_a·n_b / 2^21, from the sessions' actual
+	// per-millisecond counts.
+	expected float64
+}
+
+func countHUIDRepeats(t *testing.T, conn *pgx.Conn, table string) huidRepeats {
+	t.Helper()
+	var r huidRepeats
+	err := conn.QueryRow(t.Context(), fmt.Sprintf(`
+		WITH per_ms AS (SELECT id >> 21 AS ms, conn, count(*) AS n FROM %[1]s GROUP BY 1, 2)
+		SELECT (SELECT count(*) FROM %[1]s),
+		       (SELECT count(*) - count(DISTINCT (conn, id)) FROM %[1]s),
+		       (SELECT coalesce(sum(c * (c - 1) / 2), 0) FROM (SELECT count(*) AS c FROM %[1]s GROUP BY id) q),
 		       (SELECT coalesce(sum((s * s - ss) / 2), 0)::float8 / 2097152
-		        FROM (SELECT sum(n) AS s, sum(n * n) AS ss FROM per_ms GROUP BY ms) q)`).
-		Scan(&rows, &within, &across, &expected)
+		        FROM (SELECT sum(n) AS s, sum(n * n) AS ss FROM per_ms GROUP BY ms) q)`, table)).
+		Scan(&r.rows, &r.within, &r.across, &r.expected)
 	if err != nil {
-		t.Fatalf("count: %v", err)
+		t.Fatalf("count repeats in %s: %v", table, err)
 	}
-	if rows != conns*perConn || within != 0 {
-		t.Fatalf("%d rows, %d repeated within a session; want %d and 0", rows, within, conns*perConn)
+	return r
+}
+
+// check fails t unless no session repeated itself and the duplicate pairs
+// between sessions are within E ± (5√E + 5) of the birthday expectation E.
+func (r huidRepeats) check(t *testing.T) {
+	t.Helper()
+	if r.within != 0 {
+		t.Errorf("%d of %d HUIDs repeated within a session; want 0", r.within, r.rows)
 	}
-	if slack := 5*math.Sqrt(expected) + 5; math.Abs(float64(across)-expected) > slack {
-		t.Errorf("%d duplicate pairs between sessions, birthday expectation %.1f ± %.1f", across, expected, slack)
+	if slack := 5*math.Sqrt(r.expected) + 5; math.Abs(float64(r.across)-r.expected) > slack {
+		t.Errorf("%d duplicate pairs between sessions, birthday expectation %.1f ± %.1f", r.across, r.expected, slack)
 	}
-	t.Logf("%d duplicate pairs between sessions, birthday expectation %.1f", across, expected)
+	t.Logf("%d rows: %d duplicate pairs between sessions, birthday expectation %.1f", r.rows, r.across, r.expected)
 }
 
 // execConcurrently runs stmt with the arguments (c, perConn) on conns
-// connections at once, c = 0 … conns-1, and fails the test on any error.
+// connections to the shared server at once, c = 0 … conns-1, and fails the
+// test on any error.
 func execConcurrently(t *testing.T, conns, perConn int, stmt string) {
 	t.Helper()
-	errs := make([]error, conns)
+	cs := make([]*pgx.Conn, conns)
+	for c := range cs {
+		cs[c] = pgtest.Conn(t)
+	}
+	execOnEach(t, cs, perConn, stmt)
+}
+
+// execOnEach runs stmt with the arguments (c, perConn) on every conns[c] at
+// once, and fails the test on any error.
+func execOnEach(t *testing.T, conns []*pgx.Conn, perConn int, stmt string) {
+	t.Helper()
+	errs := make([]error, len(conns))
 	var wg sync.WaitGroup
-	for c := range conns {
-		conn := pgtest.Conn(t)
+	for c, conn := range conns {
 		wg.Go(func() { _, errs[c] = conn.Exec(t.Context(), stmt, c, perConn) })
 	}
 	wg.Wait()
