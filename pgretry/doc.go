@@ -32,6 +32,16 @@
 //
 //	retries, err := pgretry.InsertOnKey(ctx, []string{"id"}, 5, insert)
 //
+// # Citus
+//
+// Citus passes a shard's unique violation on in two forms: SQLSTATE 23505
+// naming the shard's copy of the constraint (events_pkey_102009), with the
+// ConstraintName field often empty, and, from a COPY or an INSERT ...
+// SELECT through the coordinator, SQLSTATE XX000 with PostgreSQL's message
+// for a unique violation. [IsUniqueViolation] counts both (the XX000 form
+// by its English message); [InsertOn] with "events_pkey" matches the
+// shard's name; [InsertOnKey] reads the detail, which Citus keeps.
+//
 // # Transactions
 //
 // Inside an explicit transaction a failed INSERT aborts the whole
