@@ -277,6 +277,9 @@ func TestCitusInputErrors(t *testing.T) {
 			"22P02", "scru128_from_text: invalid SCRU128 text 'zz'"},
 		{"INSERT INTO e_bytes (id, b) VALUES (scru128_generate_bytea(), scru128_to_text($1::bytea))", []any{[]byte{1}},
 			"22023", "scru128_to_text: bytea of length 1 is not a SCRU128 ID"},
+		// Citus's own rule, which docs/SCALE.md quotes.
+		{"UPDATE e_bigint SET b = huid_generate()::text", nil,
+			"0A000", "functions used in UPDATE queries on distributed tables must not be VOLATILE"},
 	}
 	// The same statements with good input succeed: a raising branch
 	// evaluated on its own would fail them.
