@@ -138,8 +138,7 @@ func TestCitusInsertSelectSelfCollision(t *testing.T) {
 	ctx := t.Context()
 	coord := c.Coordinator.Connect(t, "postgres")
 	execAll(t, coord,
-		`CREATE FUNCTION made_at() RETURNS text LANGUAGE sql VOLATILE
-			RETURN pg_catalog.inet_server_port()::text || ':' || pg_catalog.pg_backend_pid()::text`,
+		createMadeAt,
 		`CREATE TABLE src (n int PRIMARY KEY, b text)`,
 		`SELECT create_distributed_table('src', 'n')`,
 		fmt.Sprintf(`INSERT INTO src SELECT g, 'row ' || g FROM generate_series(1, %d) g`, citusSelfCollisionRows),

@@ -22,6 +22,11 @@ func startCitus(t *testing.T) *pgcluster.Citus {
 	return c
 }
 
+// createMadeAt creates made_at(), for a column DEFAULT that records where
+// the row's DEFAULTs fired: the server's port and the session's pid.
+const createMadeAt = `CREATE FUNCTION made_at() RETURNS text LANGUAGE sql VOLATILE
+	RETURN pg_catalog.inet_server_port()::text || ':' || pg_catalog.pg_backend_pid()::text`
+
 // citusDefaultKeys are the key columns whose DEFAULTs the Citus tests fire: each
 // a table distributed by its id.
 var citusDefaultKeys = []struct{ table, column, check string }{
@@ -108,8 +113,7 @@ func TestCitusInsertForms(t *testing.T) {
 	c := startCitus(t)
 	coord := c.Coordinator.Connect(t, "postgres")
 	execAll(t, coord,
-		`CREATE FUNCTION made_at() RETURNS text LANGUAGE sql VOLATILE
-			RETURN pg_catalog.inet_server_port()::text || ':' || pg_catalog.pg_backend_pid()::text`,
+		createMadeAt,
 		`CREATE TABLE src (n int PRIMARY KEY)`,
 		`SELECT create_distributed_table('src', 'n')`,
 		fmt.Sprintf(`INSERT INTO src SELECT generate_series(1, %d)`, citusSourceRows))
