@@ -3,6 +3,7 @@ package gormtype
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"gorm.io/gorm"
@@ -14,10 +15,6 @@ import (
 // DefaultRetries is how often [AutoID] runs a Create again after its fresh
 // values collided, when AutoID.Retries is zero.
 const DefaultRetries = 3
-
-// TagAuto is the struct tag that marks a non-key field for auto-fill:
-// sortid:"auto". The tag sortid:"-" keeps a primary key from being filled.
-const TagAuto = "sortid"
 
 const pluginName = "sortid:autoid"
 
@@ -35,17 +32,22 @@ const pluginName = "sortid:autoid"
 // GORM rolls back the transaction it opened; in yours (or CreateInBatches')
 // AutoID rolls back to a savepoint it set before the Create. Without a
 // transaction only the failed INSERT is undone: what came before it stays.
+// A Create that fails leaves every field AutoID filled zero again, as before
+// the call, but for rows that stay stored.
 //
 // A Create that a fresh value could make update or skip another row, or
 // leave holding a key no row has, fails with [ErrRefused] naming the way
 // out: on PostgreSQL and SQLite an ON CONFLICT on a filled column, on no
 // column, ON CONSTRAINT, DO NOTHING or DO UPDATE … WHERE; an upsert that
 // assigns a fresh value; INSERT IGNORE, OR IGNORE, OR REPLACE; MySQL's ON
-// DUPLICATE KEY UPDATE of several rows. Keys you set are left alone.
-// A MySQL upsert of one row is sent as a plain INSERT first, then with the
-// clause after a conflict on another key, and the stored key read back; a
-// row taking the key in between (n in 2^21 for n HUIDs made elsewhere in
-// that millisecond) meets the clause as the conflicting row.
+// DUPLICATE KEY UPDATE of several rows; associations that mix stored and
+// new rows, which GORM saves as one upsert on the primary key. Keys you set
+// are left alone. An allowed upsert reads back the stored row's key and
+// fresh columns. A MySQL upsert of one row is sent as a plain INSERT first;
+// after a conflict on another key it is undone and runs again with the
+// clause and the same values. A row taking the key in between (n in 2^21
+// for n HUIDs made elsewhere in that millisecond) meets the clause as the
+// conflicting row.
 type AutoID struct {
 	// Retries bounds the retries after a collision: 0 means
 	// DefaultRetries, a negative value disables retrying, and with it the
@@ -67,8 +69,8 @@ type AutoID struct {
 func (AutoID) Name() string { return pluginName }
 
 // Initialize implements gorm.Plugin: it fills IDs first in every Create,
-// wraps gorm:create to read the driver's error, retries collisions last,
-// and marks Updates so that the Creates of their associations are known.
+// wraps gorm:create to read the driver's error, undoes and retries last,
+// and checks every Update, whose associations it fills too.
 //
 // It returns [ErrNoCreateCallback] (wrapped) when db has no gorm:create.
 func (a AutoID) Initialize(db *gorm.DB) error {
@@ -82,7 +84,7 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 		create.Before("*").Register("sortid:begin", p.begin),
 		create.Replace("gorm:create", p.insert(insert)),
 		create.After("*").Register("sortid:finish", p.finish),
-		db.Callback().Update().Before("*").Register("sortid:parent", markParent),
+		db.Callback().Update().Before("*").Register("sortid:update", update),
 	} {
 		if err != nil {
 			return fmt.Errorf("gormtype: register AutoID's callbacks: %w", err)
@@ -104,137 +106,140 @@ func (p *plugin) retries() int {
 	return p.Retries
 }
 
-// createState is what AutoID knows of one Create statement. GORM copies
-// a statement's Settings into the statements that save its associations,
-// so the one under stateKey is the statement's own or its parent's.
-type createState struct {
-	stmt      *gorm.Statement
-	assoc     bool     // the statement saves associations of another
-	savepoint string   // set in a transaction the Create did not open
-	retry     *gorm.DB // the statement as it was before its first attempt
-	columns   []filledColumn
-	rows      int
-	scope     *scope
-	upsert    *clause.Clause // MySQL: held back until a plain INSERT meets another key
-	deferred  any            // new rows that GORM's association upsert must not cover
-	raw       error          // gorm:create's error, untranslated
-	retrying  *createState   // in an attempt's statement: the Create it retries
-}
-
-// scope collects the fields filled by a Create and by the Creates of its
-// associations, which one rollback undoes together.
-type scope struct {
-	parent *scope
-	filled [][]filledColumn
-}
-
-func (s *scope) add(cols []filledColumn) {
-	for ; s != nil; s = s.parent {
-		s.filled = append(s.filled, cols)
-	}
-}
-
-type (
-	stateKey   struct{}
-	attemptKey struct{}
+// The keys of AutoID's settings. A statement's attempt is its own
+// (InstanceSet); parentKey and rerunKey are set with db.Set, whose values
+// GORM passes on to the statements that save the statement's associations.
+const (
+	attemptKey = "sortid:attempt"
+	parentKey  = "sortid:parent"
+	rerunKey   = "sortid:rerun"
 )
 
-func markParent(db *gorm.DB) {
-	db.Statement.Settings.Store(stateKey{}, &createState{stmt: db.Statement})
+// attempt is one run of a statement: the fields AutoID filled in it and
+// how its failure is undone. The statements saving the associations of a
+// Create that a transaction or savepoint undoes join its attempt, and the
+// Create runs again with them.
+type attempt struct {
+	stmt      *gorm.Statement
+	parent    *attempt   // the statement whose associations this one saves
+	owner     *attempt   // the attempt that undoes and retries this one
+	joined    []*attempt // those the owner undoes, itself first
+	rollback  bool       // a transaction or savepoint undoes the owner
+	savepoint string
+	base      *gorm.DB // the statement as called, to run it again
+	draws     int
+	columns   []filledColumn
+	rows      int
+	inserted  bool
+	taken     *attempt // the statement whose fresh value was taken
+	takenErr  error
+	upsert    *clause.Clause // MySQL: held back for a plain INSERT first
+	keyCols   []string       // MySQL: the other key the plain INSERT met
+	done      bool
 }
 
-// loadState returns the statement's own state, or nil.
-func loadState(stmt *gorm.Statement) *createState {
-	v, _ := stmt.Settings.Load(stateKey{})
-	if st, _ := v.(*createState); st != nil && st.stmt == stmt {
-		return st
-	}
-	return nil
+func newAttempt(stmt *gorm.Statement) *attempt {
+	st := &attempt{stmt: stmt, draws: 1}
+	st.owner, st.joined = st, []*attempt{st}
+	return st
+}
+
+func setting[T any](db *gorm.DB, key string) T {
+	v, _ := db.Get(key)
+	t, _ := v.(T)
+	return t
+}
+
+func ownAttempt(db *gorm.DB) *attempt {
+	v, _ := db.InstanceGet(attemptKey)
+	st, _ := v.(*attempt)
+	return st
 }
 
 // begin fills the statement's zero auto fields and prepares their undoing.
 func (p *plugin) begin(db *gorm.DB) {
 	stmt := db.Statement
-	v, _ := stmt.Settings.LoadAndDelete(attemptKey{})
-	retrying, _ := v.(*createState)
-	v, _ = stmt.Settings.Load(stateKey{})
-	up, _ := v.(*createState)
-	st := &createState{stmt: stmt, retrying: retrying, scope: &scope{}}
-	if retrying != nil {
-		st.assoc, st.scope = retrying.assoc, retrying.scope
-	} else if up != nil && up.stmt != stmt {
-		st.assoc, st.scope.parent = true, up.scope
+	st, parent, prev := newAttempt(stmt), setting[*attempt](db, parentKey), setting[*attempt](db, rerunKey)
+	keep := prev != nil && prev.upsert != nil && prev.keyCols != nil // MySQL: now with the clause
+	if prev != nil {
+		st.draws, parent = prev.draws+1, prev.parent
 	}
-	stmt.Settings.Store(stateKey{}, st)
+	if keep {
+		st.draws, st.keyCols = prev.draws, prev.keyCols
+	}
+	if parent != nil && !parent.done {
+		st.parent = parent
+		if parent.owner.rollback {
+			st.owner = parent.owner
+			st.owner.joined = append(st.owner.joined, st)
+		}
+	}
+	db.InstanceSet(attemptKey, st)
+	db.Set(parentKey, st)
+	db.Set(rerunKey, (*attempt)(nil))
 	if db.Error != nil || db.DryRun || stmt.Schema == nil {
 		return
+	}
+	_, inTx := stmt.ConnPool.(gorm.TxCommitter)
+	own := st.owner == st
+	if own {
+		st.base = db.Session(&gorm.Session{Context: stmt.Context})
+		st.rollback = !inTx && !db.SkipDefaultTransaction // GORM's transaction
 	}
 	fields, err := autoFields(stmt.Schema)
 	if err == nil {
 		err = checkMapRows(stmt, fields)
 	}
-	if err != nil {
+	if err == nil && st.parent != nil {
+		var anyNew bool
+		if anyNew, err = keepNewRows(db, st.parent); !anyNew && err == nil {
+			return // GORM's upsert of stored records
+		}
+	}
+	if err == nil {
+		st.columns, st.rows, err = collect(stmt, fields)
+	}
+	if keep {
+		st.columns = prev.columns
+	}
+	if err != nil || len(st.columns) == 0 {
 		db.AddError(err)
 		return
 	}
-	cols, rows, err := collect(stmt, fields)
-	if err != nil {
-		db.AddError(err)
-		return
+	if st.parent == nil {
+		err = checkStatement(db, st)
 	}
-	_, upsert := stmt.Clauses["ON CONFLICT"]
-	fresh := rows
-	if upsert && st.assoc {
-		fresh = countNew(stmt)
+	if err == nil && !keep {
+		if err = p.draw(st.columns); err != nil {
+			err = fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err)
+		}
 	}
-	if len(cols) == 0 || fresh == 0 {
-		return // nothing to fill, or GORM's association upsert of existing records
+	if err == nil && own && inTx && p.retries() >= 0 {
+		st.savepoint, st.rollback = fmt.Sprintf("sortid_%d", p.savepoints.Add(1)), true
+		err = aside(db).SavePoint(st.savepoint).Error
 	}
-	st.columns, st.rows = cols, rows
-	if retrying == nil || st.assoc {
-		st.retry = db.Session(&gorm.Session{Context: stmt.Context})
-	}
-	if fresh < rows {
-		// GORM's association upsert is for records that exist: the new
-		// ones are inserted apart, after the rest.
-		st.deferred, st.columns = useRows(stmt), nil
-		return
-	}
-	if err := p.checkStatement(db, st); err != nil {
-		db.AddError(err)
-		return
-	}
-	st.scope.add(st.columns)
-	if err := p.draw(st.columns); err != nil {
-		db.AddError(fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err))
-		return
-	}
-	if _, inTx := stmt.ConnPool.(gorm.TxCommitter); inTx && retrying == nil && p.retries() >= 0 {
-		st.savepoint = fmt.Sprintf("sortid_%d", p.savepoints.Add(1))
-		db.AddError(aside(db).SavePoint(st.savepoint).Error)
-	}
+	db.AddError(err)
 }
 
-// insert wraps gorm:create to keep the driver's error as it was made and,
-// for a held-back MySQL upsert, to insert with the clause after a plain
-// INSERT met another unique key.
+// insert wraps gorm:create to keep the driver's error as it was made and
+// to note whether it says a fresh value was taken.
 func (p *plugin) insert(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
-		st := loadState(db.Statement)
+		st := ownAttempt(db)
 		if st == nil || len(st.columns) == 0 || db.Error != nil {
 			create(db)
 			return
 		}
 		err := createRaw(db, create)
-		if err != nil && st.upsert != nil {
-			if cols, hit, known := p.hitsFilled(db, st, err); known && !hit {
-				db.Statement.Clauses["ON CONFLICT"] = *st.upsert
-				if err = createRaw(db, create); err == nil {
-					err = readBackKey(db, cols)
-				}
-			}
+		st.inserted = err == nil
+		if err == nil && st.keyCols != nil {
+			err = readBack(db, st)
 		}
-		st.raw = err
+		if cols, hit, known := takenKey(db, err, st.columns, st.rows); hit && st.owner.taken == nil {
+			st.owner.taken, st.owner.takenErr = st, err
+		} else if known && !hit && st.upsert != nil {
+			st.keyCols = cols
+		}
 		db.AddError(err)
 	}
 }
@@ -242,8 +247,6 @@ func (p *plugin) insert(create func(*gorm.DB)) func(*gorm.DB) {
 // createRaw runs gorm:create and returns its error untranslated: with
 // gorm.Config.TranslateError it would no longer name the key.
 func createRaw(db *gorm.DB, create func(*gorm.DB)) error {
-	db.Statement.SQL.Reset()
-	db.Statement.Vars = nil
 	if cfg := db.Config; cfg.TranslateError {
 		raw := *cfg
 		raw.TranslateError = false
@@ -256,77 +259,73 @@ func createRaw(db *gorm.DB, create func(*gorm.DB)) error {
 	return err
 }
 
-// finish runs the Create again after a collision and ends the savepoint.
+// finish undoes a failed attempt and runs the statement again while its
+// fresh values collide.
 func (p *plugin) finish(db *gorm.DB) {
-	st := loadState(db.Statement)
-	switch {
-	case st == nil:
-	case st.retrying != nil:
-		st.retrying.raw = st.raw
-	case st.deferred != nil:
-		if db.Error == nil {
-			res := st.retry.Create(st.deferred)
-			db.RowsAffected += res.RowsAffected
-			db.AddError(res.Error)
-		}
-	default:
-		p.retry(db, st)
-		if st.savepoint != "" {
-			if db.Error != nil {
-				p.rollback(db, st)
-			}
-			db.AddError(releaseSavepoint(db, st.savepoint))
-		}
+	st := ownAttempt(db)
+	if st == nil || st.owner != st {
+		return
 	}
-}
-
-// retry runs the Create again while its fresh values collide. Each
-// attempt runs the statement as it was before the first one, in a
-// Create of its own that reports its INSERT's error in st.raw.
-func (p *plugin) retry(db *gorm.DB, st *createState) {
-	for draws := 1; st.raw != nil && p.retries() >= 0; draws++ {
-		p.rollback(db, st)
-		if _, hit, _ := p.hitsFilled(db, st, st.raw); !hit {
-			return
-		}
-		if p.OnCollision != nil {
-			p.OnCollision(db.Statement.Context, tableName(db.Statement), st.raw)
-		}
-		if draws > p.retries() {
-			db.Error = fmt.Errorf("%w: %d draws for %s: %w", ErrKeyTaken, draws, tableName(db.Statement), st.raw)
-			return
-		}
-		if err := p.checkRetry(db, st, st.raw); err != nil {
-			db.Error = err
-			return
-		}
-		if st.savepoint == "" && db.SkipDefaultTransaction {
-			resetFields(st.columns) // what was saved before the INSERT stays
-		} else {
-			resetFields(st.scope.filled...)
-		}
-		st.scope.filled, st.raw = nil, nil
-		st.retry.Statement.Settings.Store(attemptKey{}, st)
-		res := st.retry.Create(db.Statement.Dest)
-		db.Error, db.RowsAffected = res.Error, res.RowsAffected
-	}
-}
-
-// rollback undoes the attempt inside the caller's transaction.
-func (p *plugin) rollback(db *gorm.DB, st *createState) {
+	st.done = true
 	if st.savepoint != "" {
-		db.AddError(aside(db).RollbackTo(st.savepoint).Error)
+		if db.Error != nil {
+			db.AddError(aside(db).RollbackTo(st.savepoint).Error)
+		}
+		db.AddError(releaseSavepoint(db, st.savepoint))
+	}
+	if db.Error == nil {
+		return
+	}
+	if st.upsert != nil && st.keyCols != nil { // MySQL: now with the clause
+		p.rerun(db, st)
+		return
+	}
+	for _, s := range st.joined {
+		if st.rollback || !s.inserted {
+			resetFields(s.columns)
+		}
+	}
+	if st.taken == nil || p.retries() < 0 {
+		return
+	}
+	table := tableName(st.taken.stmt)
+	if p.OnCollision != nil {
+		p.OnCollision(st.stmt.Context, table, st.takenErr)
+	}
+	if st.draws > p.retries() {
+		db.Error = fmt.Errorf("%w: %d draws for %s: %w", ErrKeyTaken, st.draws, table, st.takenErr)
+		return
+	}
+	if err := checkRetry(db, st.taken, st.takenErr); err != nil {
+		db.Error = err
+		return
+	}
+	p.rerun(db, st)
+}
+
+// rerun runs the statement again as it was called, after its undoing.
+func (p *plugin) rerun(db *gorm.DB, st *attempt) {
+	res := st.base.Set(rerunKey, st).Create(st.stmt.Dest)
+	db.Error, db.RowsAffected = res.Error, res.RowsAffected
+}
+
+// update marks an Update as the parent of the Creates that save its
+// associations, and refuses one that would write a zero ID.
+func update(db *gorm.DB) {
+	db.Set(parentKey, newAttempt(db.Statement))
+	if db.Error == nil && db.Statement.Schema != nil {
+		db.AddError(checkSave(db.Statement))
 	}
 }
 
 // releaseSavepoint ends a savepoint, which GORM has no call for. Like
 // gorm.DB.SavePoint, it bypasses prepared statements.
 func releaseSavepoint(db *gorm.DB, name string) error {
-	pool := db.Statement.ConnPool
-	if p, ok := pool.(*gorm.PreparedStmtTX); ok {
-		pool = p.Tx
+	tx := aside(db)
+	if p, ok := tx.Statement.ConnPool.(*gorm.PreparedStmtTX); ok {
+		tx.Statement.ConnPool = p.Tx
 	}
-	if _, err := pool.ExecContext(db.Statement.Context, "RELEASE SAVEPOINT "+name); err != nil {
+	if err := tx.Exec("RELEASE SAVEPOINT " + name).Error; err != nil {
 		return fmt.Errorf("gormtype: release savepoint %s: %w", name, err)
 	}
 	return nil
@@ -338,4 +337,51 @@ func aside(db *gorm.DB) *gorm.DB {
 	tx := db.Session(&gorm.Session{NewDB: true})
 	tx.Error = nil
 	return tx
+}
+
+// draw gives the columns' fields fresh IDs. A column's HUIDs ascend with
+// its rows (see [idtype.HUIDGenerator.Fill]): a batch appends at the right
+// edge of the primary-key index, in the order of the caller's slice.
+func (p *plugin) draw(cols []filledColumn) error {
+	for _, c := range cols {
+		if err := p.drawColumn(c); err != nil {
+			return fmt.Errorf("column %s: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+func (p *plugin) drawColumn(c filledColumn) error {
+	if !c.huid {
+		generate := p.GenerateSCRU128
+		if generate == nil {
+			generate = idtype.GenerateSCRU128
+		}
+		for _, ptr := range c.ptrs {
+			id, err := generate()
+			if err != nil {
+				return err
+			}
+			ptr.(idSetter).setID(0, id)
+		}
+		return nil
+	}
+	huids := make([]idtype.HUID, len(c.ptrs))
+	if p.GenerateHUID == nil {
+		if err := idtype.FillHUIDs(huids); err != nil {
+			return err
+		}
+	} else {
+		for i := range huids {
+			var err error
+			if huids[i], err = p.GenerateHUID(); err != nil {
+				return err
+			}
+		}
+		slices.Sort(huids)
+	}
+	for i, ptr := range c.ptrs {
+		ptr.(idSetter).setID(huids[i], idtype.SCRU128{})
+	}
+	return nil
 }

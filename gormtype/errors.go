@@ -31,7 +31,12 @@ var ErrKeyTaken = fmt.Errorf("gormtype: every fresh key drawn was taken: %w", go
 var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 
 // ErrSetup is returned (wrapped, naming the field and the fix) by a Create
-// whose model or set-up cannot give it fresh keys: an ID field left zero
-// without the [AutoID] plugin, a field of an idtype type, or sortid:"auto"
-// on a field that is no gormtype ID type.
+// whose model cannot give it fresh keys: a field of an idtype type, or
+// sortid:"auto" on a field that is no gormtype ID type.
 var ErrSetup = errors.New("gormtype: set-up error")
+
+// ErrZeroID is returned (wrapped, naming the type or the field and the way
+// out) by a statement that would store the zero value of a gormtype ID
+// type, which means "not set": a key left zero without the [AutoID] plugin,
+// or a Save that writes a zero field over a stored ID.
+var ErrZeroID = errors.New("gormtype: a zero ID is never stored")

@@ -1,12 +1,21 @@
 package gormtype_test
 
+// The shared models and helpers of the black-box tests. The tests are
+// split by the guarantee they check: fill_test.go (which fields AutoID
+// fills), retry_test.go, transaction_test.go, hooks_test.go,
+// failed_test.go (a failed Create leaves fresh fields zero), zero_test.go
+// (ErrZeroID), refuse_test.go, upsert_test.go, association_test.go,
+// save_test.go, setup_test.go, types_test.go and null_test.go (Null[T]).
+
 import (
-	"encoding/json"
+	"context"
 	"errors"
-	"os/exec"
+	"fmt"
+	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/glebarez/sqlite"
 	"gorm.io/gorm"
@@ -16,6 +25,8 @@ import (
 	"github.com/sortid/sortid/idtype"
 )
 
+// Author, Book and Tag: a HUID key with a has-many of SCRU128 keys and a
+// many2many of SCRU128Bytes keys, and a non-key auto field.
 type Author struct {
 	ID    gormtype.HUID `gorm:"primaryKey"`
 	Name  string
@@ -36,288 +47,318 @@ type Tag struct {
 	Name string
 }
 
-func openSQLite(t *testing.T, plugin gormtype.AutoID) *gorm.DB {
-	t.Helper()
-	db, err := gorm.Open(sqlite.Open("file:"+strings.ReplaceAll(t.Name(), "/", "_")+"?mode=memory&cache=shared"),
-		&gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
-	}
-	if err := db.Use(plugin); err != nil {
-		t.Fatalf("Use(AutoID): %v", err)
-	}
-	if err := db.AutoMigrate(&Author{}, &Book{}, &Tag{}); err != nil {
-		t.Fatalf("AutoMigrate: %v", err)
-	}
-	sqlDB, _ := db.DB()
-	t.Cleanup(func() { _ = sqlDB.Close() })
-	return db
+// Account has a unique email and hooks that derive Slug and Mark from the
+// key: a retried Create must run them again.
+type Account struct {
+	ID    gormtype.HUID `gorm:"primaryKey"`
+	Email string        `gorm:"uniqueIndex"`
+	Name  string
+	Slug  string
+	Mark  string
 }
 
-func TestJSONAndText(t *testing.T) {
-	t.Parallel()
-	h := gormtype.HUID(idtype.MustParseHUID("9223372036854775807"))
-	s := gormtype.SCRU128(idtype.MustParseSCRU128("00QBTG0FERFTCCNFISUBO489DI"))
-	cases := []struct {
-		name string
-		v    any
-		want string
-	}{
-		{"HUID", h, `"9223372036854775807"`},
-		{"NullHUID", gormtype.NullHUID{HUID: h, Valid: true}, `"9223372036854775807"`},
-		{"NullHUID null", gormtype.NullHUID{}, `null`},
-		{"SCRU128", s, `"00QBTG0FERFTCCNFISUBO489DI"`},
-		{"SCRU128Bytes", gormtype.SCRU128Bytes(s), `"00QBTG0FERFTCCNFISUBO489DI"`},
-		{"NullSCRU128", gormtype.NullSCRU128{SCRU128: s, Valid: true}, `"00QBTG0FERFTCCNFISUBO489DI"`},
-		{"NullSCRU128Bytes null", gormtype.NullSCRU128Bytes{}, `null`},
-		{"model", Book{ID: s, AuthorID: h}, `{"ID":"00QBTG0FERFTCCNFISUBO489DI","AuthorID":"9223372036854775807","Title":"","Parent":null}`},
-	}
-	for _, c := range cases {
-		got, err := json.Marshal(c.v)
-		if err != nil || string(got) != c.want {
-			t.Errorf("%s: json.Marshal = %s, %v; want %s", c.name, got, err, c.want)
-		}
-	}
-	var back Book
-	if err := json.Unmarshal([]byte(cases[len(cases)-1].want), &back); err != nil || back.ID != s || back.AuthorID != h {
-		t.Errorf("json.Unmarshal(model) = %+v, %v", back, err)
-	}
-	var bad gormtype.HUID
-	if err := json.Unmarshal([]byte(`"-1"`), &bad); !errors.Is(err, idtype.ErrInvalidHUID) {
-		t.Errorf("Unmarshal(-1) error = %v, want ErrInvalidHUID", err)
-	}
-	if txt, err := h.MarshalText(); err != nil || string(txt) != "9223372036854775807" {
-		t.Errorf("HUID.MarshalText = %s, %v", txt, err)
-	}
+func (a *Account) BeforeCreate(*gorm.DB) error {
+	a.Slug = "acct-" + a.ID.String()
+	return nil
 }
 
-func TestColumnTypesSQLite(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t, gormtype.AutoID{})
-	want := map[string]map[string]string{
-		"authors": {"id": "integer", "ref": "blob"},
-		"books":   {"id": "blob", "author_id": "integer", "parent": "blob"},
-		"tags":    {"id": "blob"},
-	}
-	for table, cols := range want {
-		types, err := db.Migrator().ColumnTypes(table)
-		if err != nil {
-			t.Fatalf("ColumnTypes(%s): %v", table, err)
-		}
-		for _, ct := range types {
-			if w, ok := cols[ct.Name()]; ok && !strings.EqualFold(ct.DatabaseTypeName(), w) {
-				t.Errorf("%s.%s is %s, want %s", table, ct.Name(), ct.DatabaseTypeName(), w)
-			}
-		}
-	}
+func (a *Account) BeforeSave(*gorm.DB) error {
+	a.Mark = "saved-" + a.ID.String()
+	return nil
 }
 
-func TestAutoFillSQLite(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t, gormtype.AutoID{})
-	preset := gormtype.NewHUID()
-	authors := []Author{
-		{Name: "a", Books: []Book{{Title: "a1"}, {Title: "a2"}}, Tags: []Tag{{Name: "x"}}},
-		{ID: preset, Name: "preset"},
-	}
-	if err := db.Create(&authors).Error; err != nil {
-		t.Fatalf("Create: %v", err)
-	}
-	a := authors[0]
-	if a.ID.IsZero() || a.Ref.IsZero() || authors[1].ID != preset || authors[1].Ref.IsZero() {
-		t.Fatalf("IDs not filled or preset overwritten: %+v", authors)
-	}
-	if a.Books[0].ID.IsZero() || a.Books[0].AuthorID != a.ID || a.Tags[0].ID.IsZero() {
-		t.Fatalf("association IDs not filled: %+v", a)
-	}
-	if a.Books[0].ID.ID().Compare(a.Books[1].ID.ID()) >= 0 {
-		t.Errorf("book IDs %s, %s are not increasing", a.Books[0].ID, a.Books[1].ID)
-	}
-	var got Author
-	if err := db.Preload("Books").Preload("Tags").First(&got, "id = ?", a.ID).Error; err != nil {
-		t.Fatalf("First with Preload: %v", err)
-	}
-	if got.ID != a.ID || got.Ref != a.Ref || len(got.Books) != 2 || len(got.Tags) != 1 || got.Tags[0].ID != a.Tags[0].ID {
-		t.Errorf("loaded %+v, want %+v", got, a)
-	}
-	var books []Book
-	if err := db.Find(&books, []gormtype.SCRU128{a.Books[1].ID}).Error; err != nil || len(books) != 1 || books[0].ID != a.Books[1].ID {
-		t.Errorf("Find by IDs = %+v, %v", books, err)
-	}
-	var one Book
-	if err := db.First(&one, "id = ?", a.Books[0].ID).Error; err != nil || one.ID != a.Books[0].ID {
-		t.Errorf("First by one SCRU128 = %+v, %v", one, err)
-	}
-}
-
-// manualKey's key is tagged sortid:"-": AutoID leaves it as the caller
-// set it, zero included.
-type manualKey struct {
-	ID   gormtype.HUID `gorm:"primaryKey" sortid:"-"`
+// Item has a HUID key, a unique auto-filled SCRU128 Ref and a unique Code.
+type Item struct {
+	ID   gormtype.HUID    `gorm:"primaryKey"`
+	Ref  gormtype.SCRU128 `gorm:"uniqueIndex" sortid:"auto"`
+	Code string           `gorm:"uniqueIndex"`
 	Name string
 }
 
-func TestOptOutTagLeavesKeyAlone(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t, gormtype.AutoID{})
-	if err := db.AutoMigrate(&manualKey{}); err != nil {
+// Purchase has every kind of association: a belongs-to Buyer, a has-many
+// of Lines, a has-one Note and a many2many of Labels.
+type Purchase struct {
+	ID      gormtype.HUID `gorm:"primaryKey"`
+	Name    string
+	BuyerID gormtype.NullHUID
+	Buyer   *Account `gorm:"foreignKey:BuyerID"`
+	Lines   []Line   `gorm:"foreignKey:PurchaseID"`
+	Note    *Note    `gorm:"foreignKey:PurchaseID"`
+	Labels  []Label  `gorm:"many2many:purchase_labels"`
+}
+
+type Line struct {
+	ID         gormtype.HUID `gorm:"primaryKey"`
+	PurchaseID gormtype.HUID `gorm:"index"`
+	Item       string
+}
+
+type Note struct {
+	ID         gormtype.SCRU128Bytes `gorm:"primaryKey"`
+	PurchaseID gormtype.HUID
+	Text       string
+}
+
+type Label struct {
+	ID   gormtype.SCRU128 `gorm:"primaryKey"`
+	Name string
+}
+
+// Inv has a non-key auto field, for Save.
+type Inv struct {
+	ID    gormtype.HUID    `gorm:"primaryKey"`
+	Trace gormtype.SCRU128 `sortid:"auto"`
+	Total int
+}
+
+// purchaseModels are the tables of Purchase and its associations.
+var purchaseModels = []any{&Purchase{}, &Account{}, &Line{}, &Note{}, &Label{}}
+
+var dbSeq atomic.Int64
+
+// openDB opens a new in-memory SQLite database of its own for the test,
+// with cfg (nil: the default config), plugin (nil: none) and the tables of
+// models. It has one connection: a caller's transaction must do its
+// reads through its own *gorm.DB.
+func openDB(t testing.TB, cfg *gorm.Config, plugin gorm.Plugin, models ...any) *gorm.DB {
+	t.Helper()
+	if cfg == nil {
+		cfg = &gorm.Config{}
+	}
+	cfg.Logger = logger.Discard
+	name := fmt.Sprintf("%s_%d", strings.NewReplacer("/", "_", "=", "_", " ", "_").Replace(t.Name()), dbSeq.Add(1))
+	db, err := gorm.Open(sqlite.Open("file:"+name+"?mode=memory&cache=shared"), cfg)
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
 		t.Fatal(err)
 	}
-	rows := []manualKey{{Name: "zero"}, {ID: 7, Name: "seven"}}
-	if err := db.Create(&rows).Error; err != nil {
-		t.Fatalf("Create: %v", err)
+	sqlDB.SetMaxOpenConns(1)
+	t.Cleanup(func() { _ = sqlDB.Close() })
+	if plugin != nil {
+		if err := db.Use(plugin); err != nil {
+			t.Fatalf("Use(%s): %v", plugin.Name(), err)
+		}
 	}
-	var got []manualKey
-	if err := db.Order("id").Find(&got).Error; err != nil || len(got) != 2 || got[0].ID != 0 || got[1].ID != 7 {
-		t.Errorf("stored %+v, %v; want the keys 0 and 7 as set", got, err)
+	if len(models) > 0 {
+		if err := db.AutoMigrate(models...); err != nil {
+			t.Fatalf("AutoMigrate: %v", err)
+		}
+	}
+	return db
+}
+
+// openSQLite opens a database with plugin and the Author, Book and Tag
+// tables.
+func openSQLite(t testing.TB, plugin gormtype.AutoID) *gorm.DB {
+	t.Helper()
+	return openDB(t, nil, plugin, &Author{}, &Book{}, &Tag{})
+}
+
+// checkRefused is the one checker of AutoID's errors: err must wrap
+// sentinel, and its message must name every one of mustMention (the
+// table, the field or column, the way out), in any case, as whole words
+// where they begin or end with a letter; a trailing * makes a prefix.
+func checkRefused(t testing.TB, err, sentinel error, mustMention ...string) {
+	t.Helper()
+	if !errors.Is(err, sentinel) {
+		t.Errorf("error %v; want one wrapping %q", err, sentinel)
+		return
+	}
+	for _, m := range mustMention {
+		if !mentions(err.Error(), m) {
+			t.Errorf("error %q does not name %q", err, m)
+		}
 	}
 }
 
-func TestSaveAndBatchesSQLite(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t, gormtype.AutoID{})
-	a := Author{Name: "saved"}
-	if err := db.Save(&a).Error; err != nil || a.ID.IsZero() {
-		t.Fatalf("Save new row: ID %v, err %v", a.ID, err)
+var (
+	wordStart = regexp.MustCompile(`^\w`)
+	wordEnd   = regexp.MustCompile(`\w$`)
+)
+
+// mentions reports whether msg names word: see checkRefused.
+func mentions(msg, word string) bool {
+	word, prefix := strings.CutSuffix(word, "*")
+	expr := regexp.QuoteMeta(word)
+	if wordStart.MatchString(word) {
+		expr = `\b` + expr
 	}
-	books := make([]Book, 250)
-	for i := range books {
-		books[i].AuthorID = a.ID
+	if !prefix && wordEnd.MatchString(word) {
+		expr += `\b`
 	}
-	if err := db.CreateInBatches(&books, 100).Error; err != nil {
-		t.Fatalf("CreateInBatches: %v", err)
-	}
-	for i := 1; i < len(books); i++ {
-		if books[i-1].ID.ID().Compare(books[i].ID.ID()) >= 0 {
-			t.Fatalf("book %d ID %s not above %s", i, books[i].ID, books[i-1].ID)
+	return regexp.MustCompile("(?i)" + expr).MatchString(msg)
+}
+
+// keySource is AutoID's generators for the tests: each hands out the keys
+// queued for it first, then fresh ones (a zero key in a queue stands for a
+// fresh one), and counts its draws. It records the OnCollision calls.
+type keySource struct {
+	mu         sync.Mutex
+	huids      []idtype.HUID
+	scrus      []idtype.SCRU128
+	huidDraws  int
+	scruDraws  int
+	collisions []collision
+}
+
+type collision struct {
+	ctx   context.Context
+	table string
+	err   error
+}
+
+func (s *keySource) huid() (idtype.HUID, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.huidDraws++
+	if len(s.huids) > 0 {
+		h := s.huids[0]
+		s.huids = s.huids[1:]
+		if h != 0 {
+			return h, nil
 		}
 	}
+	return idtype.GenerateHUID()
+}
+
+func (s *keySource) scru() (idtype.SCRU128, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scruDraws++
+	if len(s.scrus) > 0 {
+		id := s.scrus[0]
+		s.scrus = s.scrus[1:]
+		if id != (idtype.SCRU128{}) {
+			return id, nil
+		}
+	}
+	return idtype.GenerateSCRU128()
+}
+
+func (s *keySource) onCollision(ctx context.Context, table string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.collisions = append(s.collisions, collision{ctx, table, err})
+}
+
+// plugin returns AutoID with the source's generators and OnCollision.
+func (s *keySource) plugin(retries int) gormtype.AutoID {
+	return gormtype.AutoID{Retries: retries, GenerateHUID: s.huid, GenerateSCRU128: s.scru, OnCollision: s.onCollision}
+}
+
+// next makes the coming HUID draws return keys, and resets the counts.
+func (s *keySource) next(keys ...gormtype.HUID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range keys {
+		s.huids = append(s.huids, k.ID())
+	}
+	s.huidDraws, s.scruDraws, s.collisions = 0, 0, nil
+}
+
+// nextSCRU128 makes the coming SCRU128 draws return ids, and resets the
+// counts.
+func (s *keySource) nextSCRU128(ids ...idtype.SCRU128) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scrus = append(s.scrus, ids...)
+	s.huidDraws, s.scruDraws, s.collisions = 0, 0, nil
+}
+
+// draws returns the HUID and SCRU128 draws since the last next.
+func (s *keySource) draws() (huids, scrus int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.huidDraws, s.scruDraws
+}
+
+// calls returns the OnCollision calls since the last next.
+func (s *keySource) calls() []collision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]collision(nil), s.collisions...)
+}
+
+// checkDrawn asserts that every queued key was drawn (the case collided)
+// and that OnCollision was called wantCollisions times, each with table
+// and a unique violation.
+func (s *keySource) checkDrawn(t testing.TB, table string, wantCollisions int) {
+	t.Helper()
+	s.mu.Lock()
+	pending := len(s.huids) + len(s.scrus)
+	s.mu.Unlock()
+	if pending != 0 {
+		t.Errorf("%d queued keys were never drawn: the case did not collide as planned", pending)
+	}
+	calls := s.calls()
+	if len(calls) != wantCollisions {
+		t.Errorf("%d OnCollision calls, want %d", len(calls), wantCollisions)
+	}
+	for i, c := range calls {
+		if c.table != table || c.err == nil || !strings.Contains(c.err.Error(), "UNIQUE constraint failed") {
+			t.Errorf("OnCollision call %d: table %q, error %v; want %q and the driver's unique violation", i+1, c.table, c.err, table)
+		}
+	}
+}
+
+// seedAccount stores an account with a caller-set key.
+func seedAccount(t testing.TB, db *gorm.DB, email string) Account {
+	t.Helper()
+	a := Account{ID: gormtype.NewHUID(), Email: email, Name: "seed"}
+	if err := db.Create(&a).Error; err != nil {
+		t.Fatalf("seed %s: %v", email, err)
+	}
+	return a
+}
+
+// checkAccount asserts that the stored row with want's key equals want.
+func checkAccount(t testing.TB, db *gorm.DB, want Account) {
+	t.Helper()
+	var got Account
+	if err := db.First(&got, "id = ?", want.ID).Error; err != nil {
+		t.Fatalf("account %s: %v", want.ID, err)
+	}
+	if got != want {
+		t.Errorf("stored account %+v, want %+v", got, want)
+	}
+}
+
+// checkFresh asserts that a holds a key other than the taken ones, that
+// its hooks saw that key, and that it is stored as it is.
+func checkFresh(t testing.TB, db *gorm.DB, a Account, taken ...Account) {
+	t.Helper()
+	if a.ID.IsZero() {
+		t.Fatalf("account %s has no key", a.Email)
+	}
+	for _, o := range taken {
+		if a.ID == o.ID {
+			t.Fatalf("account %s kept the taken key %s", a.Email, a.ID)
+		}
+	}
+	if a.Slug != "acct-"+a.ID.String() || a.Mark != "saved-"+a.ID.String() {
+		t.Errorf("Slug %q, Mark %q were derived from another key than %s", a.Slug, a.Mark, a.ID)
+	}
+	checkAccount(t, db, a)
+}
+
+// count counts the rows of table matching where.
+func count(t testing.TB, db *gorm.DB, table, where string, args ...any) int64 {
+	t.Helper()
 	var n int64
-	db.Model(&Book{}).Where("author_id = ?", a.ID).Count(&n)
-	if n != int64(len(books)) {
-		t.Errorf("count = %d, want %d", n, len(books))
+	if err := db.Table(table).Where(where, args...).Count(&n).Error; err != nil {
+		t.Fatalf("count %s: %v", table, err)
 	}
+	return n
 }
 
-func TestHUIDKeysAscendWithTheSlice(t *testing.T) {
-	t.Parallel()
-	// A generator whose HUIDs descend: AutoID must still hand them out in
-	// ascending order of the rows, and leave preset keys where they are.
-	next := gormtype.NewHUID().ID() + 1_000_000
-	descending := func() (idtype.HUID, error) { next -= 7; return next, nil }
-	db := openSQLite(t, gormtype.AutoID{GenerateHUID: descending})
-	preset := gormtype.NewHUID()
-	authors := make([]Author, 300)
-	authors[150].ID = preset
-	if err := db.CreateInBatches(&authors, 100).Error; err != nil {
-		t.Fatalf("CreateInBatches: %v", err)
-	}
-	if authors[150].ID != preset {
-		t.Fatalf("preset key %v became %v", preset, authors[150].ID)
-	}
-	for _, batch := range [][]Author{authors[0:100], authors[100:150], authors[151:200], authors[200:300]} {
-		for i := 1; i < len(batch); i++ {
-			if batch[i-1].ID >= batch[i].ID {
-				t.Fatalf("keys of one batch do not ascend with the rows: %v then %v", batch[i-1].ID, batch[i].ID)
-			}
-		}
-	}
-	var stored []gormtype.HUID
-	if err := db.Model(&Author{}).Order("id").Pluck("id", &stored).Error; err != nil || len(stored) != len(authors) {
-		t.Fatalf("stored keys: %d, %v; want %d", len(stored), err, len(authors))
-	}
-}
-
-func TestRetryOnCollisionSQLite(t *testing.T) {
-	t.Parallel()
-	taken := gormtype.NewHUID()
-	cases := []struct {
-		name     string
-		retries  int
-		draws    []idtype.HUID
-		wantErr  bool
-		wantUsed int
-	}{
-		{"retried", 0, []idtype.HUID{taken.ID(), taken.ID(), 0}, false, 3},
-		{"bounded", 1, []idtype.HUID{taken.ID(), taken.ID(), taken.ID()}, true, 2},
-		{"disabled", -1, []idtype.HUID{taken.ID(), 0}, true, 1},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			used := 0
-			gen := func() (idtype.HUID, error) {
-				h := c.draws[used]
-				used++
-				if h == 0 {
-					return idtype.GenerateHUID()
-				}
-				return h, nil
-			}
-			db := openSQLite(t, gormtype.AutoID{Retries: c.retries, GenerateHUID: gen})
-			if err := db.Create(&Author{ID: taken, Name: "first"}).Error; err != nil {
-				t.Fatalf("Create first: %v", err)
-			}
-			a := Author{Name: "second"}
-			err := db.Create(&a).Error
-			if (err != nil) != c.wantErr || used != c.wantUsed {
-				t.Errorf("Create: err %v, %d draws; want error %v, %d draws", err, used, c.wantErr, c.wantUsed)
-			}
-			if !c.wantErr && (a.ID == taken || a.ID.IsZero()) {
-				t.Errorf("ID after retry = %v", a.ID)
-			}
-		})
-	}
-}
-
-func TestNoRetryForOtherUniqueViolation(t *testing.T) {
-	t.Parallel()
-	type Account struct {
-		ID    gormtype.HUID `gorm:"primaryKey"`
-		Email string        `gorm:"uniqueIndex"`
-	}
-	draws := 0
-	gen := func() (idtype.HUID, error) { draws++; return idtype.GenerateHUID() }
-	db := openSQLite(t, gormtype.AutoID{GenerateHUID: gen})
-	if err := db.AutoMigrate(&Account{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Create(&Account{Email: "a@x"}).Error; err != nil {
-		t.Fatal(err)
-	}
-	err := db.Create(&Account{Email: "a@x"}).Error
-	if err == nil || draws != 2 {
-		t.Errorf("duplicate email: err %v after %d draws; want an error after 2 draws", err, draws)
-	}
-}
-
-func TestBetweenSQLite(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t, gormtype.AutoID{})
-	old := Author{ID: gormtype.HUID(must(idtype.HUIDFromParts(time.Now().Add(-time.Hour), 7))), Name: "old"}
-	if err := db.Create(&old).Error; err != nil {
-		t.Fatal(err)
-	}
-	from := time.Now()
-	fresh := []Author{{Name: "n1"}, {Name: "n2"}}
-	if err := db.Create(&fresh).Error; err != nil {
-		t.Fatal(err)
-	}
-	to := time.Now().Add(time.Millisecond)
-	var got []Author
-	if err := db.Scopes(gormtype.Between("id", from.Truncate(time.Millisecond), to)).Order("id").Find(&got).Error; err != nil {
-		t.Fatalf("Between: %v", err)
-	}
-	if len(got) != 2 || !sameHUIDs(got, fresh) {
-		t.Errorf("Between = %+v, want the 2 new rows", got)
-	}
-	err := db.Scopes(gormtype.Between("name", from, to)).Find(&got).Error
-	if !errors.Is(err, gormtype.ErrUnknownColumn) {
-		t.Errorf("Between on a non-ID column: %v, want ErrUnknownColumn", err)
-	}
-	err = db.Scopes(gormtype.Between("id", to, from)).Find(&got).Error
-	if !errors.Is(err, idtype.ErrInvalidRange) {
-		t.Errorf("Between with to < from: %v, want ErrInvalidRange", err)
+// checkCount asserts that table holds want rows matching where.
+func checkCount(t testing.TB, db *gorm.DB, want int64, table, where string, args ...any) {
+	t.Helper()
+	if n := count(t, db, table, where, args...); n != want {
+		t.Errorf("%s has %d rows where %s %v, want %d", table, n, where, args, want)
 	}
 }
 
@@ -328,75 +369,12 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// sameHUIDs reports whether a and b hold the same IDs in any order: HUIDs
-// of one millisecond are not ordered among themselves.
-func sameHUIDs(a, b []Author) bool {
-	ids := map[gormtype.HUID]int{}
-	for _, x := range a {
-		ids[x.ID]++
+// nullHUID returns h as a valid NullHUID, through Scan: the tests outside
+// null_test.go do not name the Null types' fields.
+func nullHUID(h gormtype.HUID) gormtype.NullHUID {
+	var n gormtype.NullHUID
+	if err := n.Scan(int64(h)); err != nil {
+		panic(err)
 	}
-	for _, x := range b {
-		ids[x.ID]--
-	}
-	for _, n := range ids {
-		if n != 0 {
-			return false
-		}
-	}
-	return len(a) == len(b)
-}
-
-// traced has ID fields under Go names that differ from their columns, one
-// of them a pointer.
-type traced struct {
-	ID      gormtype.HUID     `gorm:"primaryKey"`
-	TraceID gormtype.SCRU128  `sortid:"auto"`
-	Parent  *gormtype.SCRU128 `sortid:"auto"`
-	Other   *gormtype.HUID
-}
-
-func TestPointerAndGoNamedFields(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t, gormtype.AutoID{})
-	if err := db.AutoMigrate(&traced{}); err != nil {
-		t.Fatal(err)
-	}
-	from := time.Now().Truncate(time.Millisecond)
-	preset := gormtype.NewSCRU128()
-	rows := []traced{{}, {Parent: &preset}}
-	if err := db.Create(&rows).Error; err != nil {
-		t.Fatalf("Create: %v", err)
-	}
-	if rows[0].Parent == nil || rows[0].Parent.IsZero() || *rows[1].Parent != preset {
-		t.Errorf("pointer fields after Create: %v, %v; want a fresh ID and the preset %s", rows[0].Parent, rows[1].Parent, preset)
-	}
-	if rows[0].Other != nil {
-		t.Errorf("untagged non-key pointer filled: %v", rows[0].Other)
-	}
-	var back traced
-	if err := db.First(&back, "id = ?", rows[0].ID).Error; err != nil || back.Parent == nil || *back.Parent != *rows[0].Parent {
-		t.Errorf("stored pointer field = %v, %v; want %s", back.Parent, err, rows[0].Parent)
-	}
-	to := time.Now().Add(time.Millisecond)
-	for _, col := range []string{"TraceID", "trace_id", "traceds.trace_id", "Parent"} {
-		var got []traced
-		if err := db.Scopes(gormtype.Between(col, from, to)).Find(&got).Error; err != nil || len(got) != 2 {
-			t.Errorf("Between(%q) = %d rows, %v; want 2", col, len(got), err)
-		}
-	}
-}
-
-// TestNoPgxInBuild: a MySQL or SQLite user of gormtype does not build pgx;
-// PostgreSQL's error fields are read through pgretry's interface.
-func TestNoPgxInBuild(t *testing.T) {
-	t.Parallel()
-	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if strings.HasPrefix(pkg, "github.com/jackc/") {
-			t.Errorf("gormtype builds %s", pkg)
-		}
-	}
+	return n
 }

@@ -4,19 +4,23 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
 
 	"github.com/sortid/sortid/idtype"
 )
 
-// idTypes are the field types AutoID fills, also behind a pointer.
+// TagAuto is the struct tag that marks a non-key field for auto-fill:
+// sortid:"auto". The tag sortid:"-" keeps a primary key from being filled.
+const TagAuto = "sortid"
+
+// idTypes are the field types AutoID fills, also behind a pointer; the
+// first three are never NULL.
 var idTypes = []reflect.Type{
-	reflect.TypeFor[HUID](), reflect.TypeFor[NullHUID](),
-	reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128](),
-	reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes](),
+	reflect.TypeFor[HUID](), reflect.TypeFor[SCRU128](), reflect.TypeFor[SCRU128Bytes](),
+	reflect.TypeFor[NullHUID](), reflect.TypeFor[NullSCRU128](), reflect.TypeFor[NullSCRU128Bytes](),
 }
 
 // coreTypes are idtype's ID types, which GORM cannot store as IDs: it
@@ -52,28 +56,6 @@ func isAutoField(f *schema.Field) bool {
 		return false
 	}
 	return f.PrimaryKey
-}
-
-// checkPlugin makes a Create fail with [ErrSetup] when it leaves a field
-// that [AutoID] would fill zero and the plugin is not registered: the
-// database would store the zero key.
-func checkPlugin(f *schema.Field) []clause.Interface { return []clause.Interface{pluginCheck{f}} }
-
-type pluginCheck struct{ field *schema.Field }
-
-func (pluginCheck) Name() string               { return "" }
-func (pluginCheck) Build(clause.Builder)       {}
-func (pluginCheck) MergeClause(*clause.Clause) {}
-
-// ModifyStatement implements gorm.StatementModifier: GORM calls it when it
-// adds the clause to a Create.
-func (c pluginCheck) ModifyStatement(stmt *gorm.Statement) {
-	if _, ok := stmt.DB.Config.Plugins[pluginName]; ok || !isAutoField(c.field) {
-		return
-	}
-	if cols, _, err := collect(stmt, []*schema.Field{c.field}); len(cols) > 0 || err != nil {
-		stmt.AddError(fmt.Errorf("%w: %s.%s is zero and no AutoID plugin fills it; register it with db.Use(gormtype.AutoID{}), or set the field", ErrSetup, stmt.Schema.Name, c.field.Name))
-	}
 }
 
 // autoFields returns the fields of s that AutoID fills. It returns
@@ -115,17 +97,41 @@ func checkMapRows(stmt *gorm.Statement, fields []*schema.Field) error {
 				v = m.MapIndex(reflect.ValueOf(f.Name))
 			}
 			if !v.IsValid() || v.IsZero() || (v.Kind() == reflect.Interface && v.Elem().IsZero()) {
-				return fmt.Errorf("%w: a Create of %s from a map leaves %q unset, and AutoID fills structs only; set it in the map, or create from a struct", ErrRefused, stmt.Schema.Name, f.DBName)
+				return fmt.Errorf("%w: a Create into %s from a map leaves %q unset, and AutoID fills structs only; set it in the map, or create from a struct", ErrRefused, tableName(stmt), f.DBName)
 			}
 		}
 	}
 	return nil
 }
 
+// checkSave returns [ErrZeroID] for an Update that writes a zero ID field
+// of its row: Save and Select("*") write every field, and would store the
+// zero ID over the stored one.
+func checkSave(stmt *gorm.Statement) error {
+	if len(stmt.Selects) == 0 {
+		return nil // Updates skips zero fields
+	}
+	selected, _ := stmt.SelectAndOmitColumns(false, true)
+	var err error
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		for _, f := range stmt.Schema.Fields {
+			if !selected[f.DBName] || f.PrimaryKey || !slices.Contains(idTypes[:3], f.FieldType) || err != nil {
+				continue
+			}
+			if _, zero := f.ValueOf(stmt.Context, row); zero {
+				err = fmt.Errorf("%w: db.Save of %s would write its zero %s over the stored one (Save and Select(\"*\") write every field); load the row first (db.First), or update the changed columns only (db.Model(&row).Updates); for a new row use db.Create, which fills it",
+					ErrZeroID, stmt.Schema.Name, f.Name)
+			}
+		}
+	})
+	return err
+}
+
 // filledColumn is a column AutoID fills: pointers to the zero fields of
 // the rows, in row order, all of one gormtype ID type.
 type filledColumn struct {
 	name string
+	huid bool
 	ptrs []any
 }
 
@@ -139,34 +145,16 @@ func collect(stmt *gorm.Statement, fields []*schema.Field) (cols []filledColumn,
 		for i, f := range fields {
 			if !row.CanAddr() {
 				if _, zero := f.ValueOf(stmt.Context, row); zero {
-					err = fmt.Errorf("%w: a Create of %s passes a row by value, so AutoID cannot fill its %s; pass a pointer (Create(&row))", ErrRefused, stmt.Schema.Name, f.Name)
+					err = fmt.Errorf("%w: a Create into %s passes a row by value, so AutoID cannot fill its %s.%s; pass a pointer (Create(&row))", ErrRefused, tableName(stmt), stmt.Schema.Name, f.Name)
 				}
 			} else if p, ok := zeroField(stmt, f, row); ok {
-				cols[i].name = f.DBName
+				t := indirect(f.FieldType)
+				cols[i].name, cols[i].huid = f.DBName, t == reflect.TypeFor[HUID]() || t == reflect.TypeFor[NullHUID]()
 				cols[i].ptrs = append(cols[i].ptrs, p)
 			}
 		}
 	})
 	return slices.DeleteFunc(cols, func(c filledColumn) bool { return len(c.ptrs) == 0 }), rows, err
-}
-
-// countNew counts the rows GORM takes for new records.
-func countNew(stmt *gorm.Statement) (n int) {
-	eachRow(stmt.ReflectValue, func(row reflect.Value) {
-		if isNew(stmt, row) {
-			n++
-		}
-	})
-	return n
-}
-
-// isNew reports whether GORM takes row for a new record: a primary-key
-// field is zero.
-func isNew(stmt *gorm.Statement, row reflect.Value) bool {
-	return slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool {
-		_, zero := f.ValueOf(stmt.Context, row)
-		return zero
-	})
 }
 
 // zeroField returns a pointer to f's ID value in row when it is zero,
@@ -202,83 +190,13 @@ func eachRow(rv reflect.Value, fn func(reflect.Value)) {
 	}
 }
 
-// useRows makes the statement write the rows GORM takes for existing
-// records, and returns the new ones as a slice of pointers for a Create of
-// their own.
-func useRows(stmt *gorm.Statement) any {
-	var kept, apart reflect.Value
-	eachRow(stmt.ReflectValue, func(row reflect.Value) {
-		if !kept.IsValid() {
-			kept = reflect.MakeSlice(reflect.SliceOf(row.Addr().Type()), 0, 1)
-			apart = reflect.MakeSlice(kept.Type(), 0, 1)
-		}
-		if isNew(stmt, row) {
-			apart = reflect.Append(apart, row.Addr())
-		} else {
-			kept = reflect.Append(kept, row.Addr())
-		}
-	})
-	stmt.ReflectValue = kept
-	return apart.Interface()
-}
-
-// resetFields makes filled fields zero again, so that the next attempt
-// fills them anew.
-func resetFields(filled ...[]filledColumn) {
-	for _, cols := range filled {
-		for _, c := range cols {
-			for _, p := range c.ptrs {
-				reflect.ValueOf(p).Elem().SetZero()
-			}
-		}
-	}
-}
-
-// draw gives the columns' fields fresh IDs. A column's HUIDs ascend with
-// its rows (see [idtype.HUIDGenerator.Fill]): a batch appends at the right
-// edge of the primary-key index, in the order of the caller's slice.
-func (p *plugin) draw(cols []filledColumn) error {
+// resetFields makes filled fields zero again, as before the Create.
+func resetFields(cols []filledColumn) {
 	for _, c := range cols {
-		if err := p.drawColumn(c); err != nil {
-			return fmt.Errorf("column %s: %w", c.name, err)
+		for _, p := range c.ptrs {
+			reflect.ValueOf(p).Elem().SetZero()
 		}
 	}
-	return nil
-}
-
-func (p *plugin) drawColumn(c filledColumn) error {
-	if _, isHUID := c.ptrs[0].(interface{ huidField() }); !isHUID {
-		generate := p.GenerateSCRU128
-		if generate == nil {
-			generate = idtype.GenerateSCRU128
-		}
-		for _, ptr := range c.ptrs {
-			id, err := generate()
-			if err != nil {
-				return err
-			}
-			ptr.(idSetter).setID(0, id)
-		}
-		return nil
-	}
-	huids := make([]idtype.HUID, len(c.ptrs))
-	if p.GenerateHUID == nil {
-		if err := idtype.FillHUIDs(huids); err != nil {
-			return err
-		}
-	} else {
-		for i := range huids {
-			var err error
-			if huids[i], err = p.GenerateHUID(); err != nil {
-				return err
-			}
-		}
-		slices.Sort(huids)
-	}
-	for i, ptr := range c.ptrs {
-		ptr.(idSetter).setID(huids[i], idtype.SCRU128{})
-	}
-	return nil
 }
 
 // idSetter is implemented by pointers to gormtype's ID types: setID stores
@@ -288,12 +206,29 @@ type idSetter interface {
 }
 
 func (h *HUID) setID(v idtype.HUID, _ idtype.SCRU128)         { *h = HUID(v) }
-func (n *NullHUID) setID(v idtype.HUID, _ idtype.SCRU128)     { *n = NullHUID{HUID(v), true} }
 func (id *SCRU128) setID(_ idtype.HUID, v idtype.SCRU128)     { *id = SCRU128(v) }
-func (n *NullSCRU128) setID(_ idtype.HUID, v idtype.SCRU128)  { *n = NullSCRU128{SCRU128(v), true} }
 func (b *SCRU128Bytes) setID(_ idtype.HUID, v idtype.SCRU128) { *b = SCRU128Bytes(v) }
-func (n *NullSCRU128Bytes) setID(_ idtype.HUID, v idtype.SCRU128) {
-	*n = NullSCRU128Bytes{SCRU128Bytes(v), true}
+func (n *Null[T]) setID(h idtype.HUID, s idtype.SCRU128) {
+	any(&n.V).(idSetter).setID(h, s)
+	n.Valid = true
 }
-func (*HUID) huidField()     {}
-func (*NullHUID) huidField() {}
+
+// tableOf returns the schema (MySQL: database; "" for the connection's
+// own) and the name of the statement's table. GORM keeps a qualifier only
+// in TableExpr.
+func tableOf(stmt *gorm.Statement) (schemaName, table string) {
+	name := stmt.Table
+	if e := stmt.TableExpr; e != nil && len(e.Vars) == 0 && e.SQL != "" {
+		name = strings.NewReplacer("`", "", `"`, "").Replace(strings.Fields(e.SQL)[0]) // "t AS a"
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i], name[i+1:]
+	}
+	return "", name
+}
+
+// tableName is the statement's table for messages, schema included.
+func tableName(stmt *gorm.Statement) string {
+	schemaName, table := tableOf(stmt)
+	return strings.TrimPrefix(schemaName+"."+table, ".")
+}
