@@ -40,10 +40,10 @@ const pluginName = "sortid:autoid"
 // out: on PostgreSQL and SQLite an ON CONFLICT on a filled column, on no
 // column, ON CONSTRAINT, DO NOTHING or DO UPDATE … WHERE; an upsert that
 // assigns a fresh value; INSERT IGNORE, OR IGNORE, OR REPLACE; MySQL's ON
-// DUPLICATE KEY UPDATE of several rows; associations that mix stored and
-// new rows, which GORM saves as one upsert on the primary key. Keys you set
-// are left alone. An allowed upsert reads back the stored row's key and
-// fresh columns. A MySQL upsert of one row is sent as a plain INSERT first;
+// DUPLICATE KEY UPDATE of several rows. Keys you set are left alone. An
+// allowed upsert reads back the stored row's key and fresh columns. GORM
+// saves an association's stored and new rows as one upsert on the primary
+// key; AutoID sends the new ones as a plain INSERT apart. A MySQL upsert of one row is sent as a plain INSERT first;
 // after a conflict on another key it is undone and runs again with the
 // clause and the same values. A row taking the key in between (n in 2^21
 // for n HUIDs made elsewhere in that millisecond) meets the clause as the

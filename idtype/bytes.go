@@ -33,6 +33,9 @@ func (b SCRU128Bytes) MarshalJSON() ([]byte, error) { return SCRU128(b).MarshalJ
 // UnmarshalJSON implements [json.Unmarshaler] as [SCRU128.UnmarshalJSON].
 func (b *SCRU128Bytes) UnmarshalJSON(data []byte) error { return (*SCRU128)(b).UnmarshalJSON(data) }
 
+// AppendBinary implements [encoding.BinaryAppender]: the 16 bytes.
+func (b SCRU128Bytes) AppendBinary(dst []byte) ([]byte, error) { return append(dst, b[:]...), nil }
+
 // MarshalBinary implements [encoding.BinaryMarshaler]: the 16 bytes.
 func (b SCRU128Bytes) MarshalBinary() ([]byte, error) { return SCRU128(b).MarshalBinary() }
 

@@ -13,8 +13,9 @@ const reanchorInterval = time.Second
 // of a monotonic clock read (time.Since) instead of a full time.Now, which
 // costs about twice as much here. It pairs one wall-clock reading with the
 // monotonic clock and re-anchors every reanchorInterval. A re-anchor may step
-// the result back (the wall clock was stepped back, or drifted); the
-// generators' rollback rules keep their output ordered.
+// the result back (the wall clock was stepped back, or drifted): the HUID
+// generator keeps its millisecond then, and the SCRU128 generator its
+// timestamp unless the step exceeds 10 s.
 type fastClock struct {
 	anchor atomic.Pointer[clockAnchor]
 }

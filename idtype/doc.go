@@ -29,12 +29,24 @@
 // crypto/rand.Reader, read 4 KiB at a time into a buffer that each
 // generator's lock guards, and read the time from the monotonic clock
 // anchored to the wall clock once a second (time.Now costs about twice a
-// monotonic read). The HUID generator never repeats an ID it made itself;
-// between processes only the birthday bound holds ([HUIDCollisions]).
+// monotonic read).
+//
+// A HUID generator never returns the same HUID twice, and the times of its
+// HUIDs never decrease: when the clock steps back, by any amount, it keeps
+// its last millisecond (moving on to the next once all 2^21 random parts of
+// it are used), so its HUIDs then carry times ahead of the clock until the
+// clock catches up. Both hold per generator, so per process for the default
+// one: between generators, a process and its restarted self included, only
+// the birthday bound holds ([HUIDCollisions]). [SCRU128Generator.Generate]'s
+// output strictly increases, except after the clock goes back by more than
+// 10 s: the generator then restarts from the clock, its next IDs sort below
+// the ones made before, and they are only as unlikely to repeat one of them
+// as two generators' IDs are ([SCRU128Collisions]).
+//
 // [SCRU128Generator.GenerateAt] and [GenerateSCRU128At] make SCRU128s of a
 // given time, for backfills and imports ([HUIDFromParts] for HUIDs).
 //
-// HUIDs of one millisecond come in random order (spec §6.3). For a bulk
+// HUIDs of one millisecond come in random order (spec §6.1). For a bulk
 // insert, [FillHUIDs] makes a whole batch at once and sorts it, so the rows
 // append at the right edge of the primary-key index instead of splitting
 // its pages.

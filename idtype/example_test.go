@@ -86,7 +86,7 @@ func ExampleHUID_MarshalJSON() {
 
 	var in Order
 	err := json.Unmarshal([]byte(`{"id":"60413077094400000","parent":7,"trace":"00QBTG0FERFTCCNFISUBO489DI"}`), &in)
-	fmt.Println(in.ID, in.Parent.HUID, in.Parent.Valid, err)
+	fmt.Println(in.ID, in.Parent.V, in.Parent.Valid, err)
 
 	// A number above 2^53 may have been rounded on its way: refused.
 	err = json.Unmarshal([]byte(`{"id":60413077094400000}`), &in)

@@ -45,7 +45,7 @@ func TestFormat(t *testing.T) {
 		{"%+v", struct{ ID HUID }{h}, "{ID:258037077}"},
 		{"%x", []HUID{1, 255}, "[1 ff]"},
 		{"%v", NullHUID{h, true}, "{258037077 true}"},
-		{"%+v", NullHUID{}, "{HUID:0 Valid:false}"},
+		{"%+v", NullHUID{}, "{V:0 Valid:false}"},
 
 		{"%x", id, hexID},
 		{"%X", id, "00D2FB003DDB7F58CBBE5CF2F04425B2"},

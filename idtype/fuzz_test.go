@@ -167,7 +167,7 @@ func FuzzHUIDUnmarshalJSON(f *testing.F) {
 			t.Fatalf("JSON round trip of %d via %s: %d, %v", h, out, back, err)
 		}
 		var n NullHUID
-		if err := n.UnmarshalJSON([]byte(s)); err != nil || !n.Valid || n.HUID != h {
+		if err := n.UnmarshalJSON([]byte(s)); err != nil || !n.Valid || n.V != h {
 			t.Fatalf("NullHUID disagrees on %s: %+v, %v", s, n, err)
 		}
 	})

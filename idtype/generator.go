@@ -5,10 +5,12 @@ import (
 	"time"
 )
 
-// rollbackTolerance is how far the clock may go back before a generator
-// gives up keeping its last timestamp and restarts from the clock. Within it
-// the generator keeps counting on the last timestamp, so its output stays
-// ordered (SCRU128) and unique (HUID) across small NTP corrections.
+// rollbackTolerance is how far the clock may go back before a
+// SCRU128Generator gives up keeping its last timestamp and restarts from the
+// clock. Within it the generator keeps counting on the last timestamp, so
+// its output stays ascending across small NTP corrections; past it, IDs may
+// sort below earlier ones. A HUIDGenerator has no such limit: it never goes
+// back (see its doc).
 const rollbackTolerance = 10_000 // ms
 
 // GeneratorOption configures a [HUIDGenerator] or a [SCRU128Generator].

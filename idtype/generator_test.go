@@ -85,32 +85,36 @@ func chacha(seed byte) io.Reader {
 	return rand.NewChaCha8(s)
 }
 
+// TestHUIDGeneratorFullMillisecondMovesOn: the last free random parts of a
+// millisecond are each taken once, at that millisecond, and then the
+// generator moves on to the next one, and stays there while the clock lags.
 func TestHUIDGeneratorFullMillisecondMovesOn(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock(huidAt(5000))
 	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(1)))
-	seen := make([]bool, 1<<21)
-	for i := 0; i < 1<<21; i++ {
-		h, err := g.Generate()
-		if err != nil {
-			t.Fatal(err)
-		}
+	// The ends of the range and of bitmap words: found by scanning, as
+	// redraws almost never hit them.
+	free := []uint32{0, 63, 64, 1000, 1 << 20, HUIDMaxRandom}
+	g.useAllBut(5000, free...)
+	var got []uint32
+	for i := range free {
+		h := mustHUID(t, g)
 		if h.Timestamp() != 5000 {
-			t.Fatalf("ID %d has timestamp %d before the millisecond was full", i, h.Timestamp())
+			t.Fatalf("ID %d of %d free ones has timestamp %d before the millisecond was full", i, len(free), h.Timestamp())
 		}
-		if seen[h.Random()] {
-			t.Fatalf("ID %d repeats random part %d", i, h.Random())
-		}
-		seen[h.Random()] = true
+		got = append(got, h.Random())
 	}
-	h, err := g.Generate()
-	if err != nil || h.Timestamp() != 5001 {
-		t.Fatalf("after 2^21 IDs: %d (timestamp %d), %v; want timestamp 5001", h, h.Timestamp(), err)
+	slices.Sort(got)
+	if !slices.Equal(got, free) {
+		t.Fatalf("the last %d IDs of the millisecond took random parts %v, want each free one once: %v", len(free), got, free)
+	}
+	h := mustHUID(t, g)
+	if h.Timestamp() != 5001 {
+		t.Fatalf("after the millisecond is used up: timestamp %d, want 5001", h.Timestamp())
 	}
 	// The clock is still at 5000: the generator keeps 5001 rather than going back.
-	h, err = g.Generate()
-	if err != nil || h.Timestamp() != 5001 {
-		t.Fatalf("clock behind the borrowed ms: timestamp %d, %v; want 5001", h.Timestamp(), err)
+	if h2 := mustHUID(t, g); h2.Timestamp() != 5001 || h2 == h {
+		t.Fatalf("clock behind the borrowed ms: %d (timestamp %d) after %d; want a new HUID at 5001", h2, h2.Timestamp(), h)
 	}
 }
 
@@ -118,13 +122,20 @@ func TestHUIDGeneratorLastMillisecondExhausted(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock(huidAt(HUIDMaxTimestamp))
 	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(2)))
-	for i := 0; i < 1<<21; i++ {
-		if _, err := g.Generate(); err != nil {
-			t.Fatalf("ID %d of the last millisecond: %v", i, err)
+	free := []uint32{7, 8, HUIDMaxRandom}
+	g.useAllBut(HUIDMaxTimestamp, free...)
+	seen := map[HUID]bool{}
+	for i := range free {
+		h, err := g.Generate()
+		if err != nil || h.Timestamp() != HUIDMaxTimestamp || seen[h] {
+			t.Fatalf("free ID %d of the last millisecond: %d (timestamp %d, repeat %v), %v", i, h, h.Timestamp(), seen[h], err)
 		}
+		seen[h] = true
 	}
-	if h, err := g.Generate(); !errors.Is(err, ErrClockOutOfRange) {
-		t.Fatalf("ID 2^21+1 of the last millisecond = %d, %v; want ErrClockOutOfRange", h, err)
+	for range 2 { // and it stays refused
+		if h, err := g.Generate(); !errors.Is(err, ErrClockOutOfRange) {
+			t.Fatalf("ID 2^21+1 of the last millisecond = %d, %v; want ErrClockOutOfRange", h, err)
+		}
 	}
 }
 
@@ -155,29 +166,119 @@ func TestHUIDGeneratorClockWindow(t *testing.T) {
 	}
 }
 
-func TestHUIDGeneratorClockRollback(t *testing.T) {
+// TestHUIDGeneratorNeverGoesBack steps the clock back by various amounts:
+// the generator keeps its last millisecond and never repeats a HUID; when
+// that millisecond is used up while the clock is behind, it moves on to the
+// next one and stays there until the clock passes it.
+func TestHUIDGeneratorNeverGoesBack(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock(huidAt(100_000))
-	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(4)))
-	mustTimestamp := func(want int64) {
-		t.Helper()
-		h, err := g.Generate()
-		if err != nil || h.Timestamp() != want {
-			t.Fatalf("timestamp %d, %v; want %d", h.Timestamp(), err, want)
-		}
+	const start = 2 * 3_600_000 // ms since the HUID epoch, so that 1 h back is in the window
+	for _, step := range []int64{1, 10_000, 10_001, 11_000, 3_600_000} {
+		t.Run(time.Duration(step*int64(time.Millisecond)).String(), func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(huidAt(start))
+			g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(11)))
+			seen := map[HUID]bool{}
+			last := int64(-1)
+			check := func(what string, h HUID, want int64) {
+				t.Helper()
+				switch {
+				case seen[h]:
+					t.Fatalf("%s: %d repeats an earlier HUID", what, h)
+				case h.Timestamp() < last:
+					t.Fatalf("%s: timestamp %d after %d", what, h.Timestamp(), last)
+				case h.Timestamp() != want:
+					t.Fatalf("%s: timestamp %d, want %d (clock at %d)", what, h.Timestamp(), want, clock.ms.Load()-HUIDEpochMillis)
+				}
+				seen[h], last = true, h.Timestamp()
+			}
+			for range 1000 {
+				check("before the step", mustHUID(t, g), start)
+			}
+			clock.set(huidAt(start - step))
+			for range 1000 {
+				check("after the step", mustHUID(t, g), start)
+			}
+			batch := make([]HUID, 300)
+			if err := g.Fill(batch); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range batch {
+				check("Fill after the step", h, start)
+			}
+			// Use up start but for two parts it has not used, the clock still behind.
+			var free []uint32
+			for r := uint32(0); len(free) < 2; r++ {
+				if !seen[makeHUID(start, r)] {
+					free = append(free, r)
+				}
+			}
+			g.useAllBut(start, free...)
+			for range free {
+				check("last free parts of the millisecond", mustHUID(t, g), start)
+			}
+			check("millisecond used up", mustHUID(t, g), start+1)
+			clock.set(huidAt(start - step/2)) // the clock moves on but is still behind
+			check("clock still behind", mustHUID(t, g), start+1)
+			clock.set(huidAt(start + 1)) // caught up with the generator
+			for range 1000 {
+				check("clock caught up", mustHUID(t, g), start+1)
+			}
+			clock.set(huidAt(start + 2)) // past it: the clock leads again
+			check("clock ahead", mustHUID(t, g), start+2)
+		})
 	}
-	mustTimestamp(100_000)
-	clock.set(huidAt(90_000)) // back exactly 10 s: keep the last millisecond
-	mustTimestamp(100_000)
-	clock.set(huidAt(89_999)) // back more than 10 s: restart from the clock
-	mustTimestamp(89_999)
+}
+
+// TestHUIDGeneratorFollowsClockMaximum walks the clock forward and back by
+// steps up to an hour: each HUID's time is the latest the clock has read,
+// and none repeats.
+func TestHUIDGeneratorFollowsClockMaximum(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	steps := []int64{-3_600_000, -11_000, -10_001, -10_000, -1, 0, 1, 2, 9_999, 3_600_000}
+	now := int64(10 * 3_600_000)
+	clock := newFakeClock(huidAt(now))
+	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(12)))
+	seen := map[HUID]bool{}
+	latest := now
+	for i := range 20_000 {
+		now = max(now+steps[r.IntN(len(steps))], 0)
+		clock.set(huidAt(now))
+		latest = max(latest, now)
+		h := mustHUID(t, g)
+		if h.Timestamp() != latest || seen[h] {
+			t.Fatalf("ID %d: %d has timestamp %d (repeat %v), want %d, the clock's latest (it reads %d)", i, h, h.Timestamp(), seen[h], latest, now)
+		}
+		seen[h] = true
+	}
 }
 
 func TestHUIDGeneratorRandomFailure(t *testing.T) {
 	t.Parallel()
-	g := NewHUIDGenerator(WithClock(newFakeClock(huidAt(1)).now), WithRandom(script(2, 0xffff)))
-	if h, err := g.Generate(); !errors.Is(err, ErrRandomSource) {
-		t.Fatalf("short random source: %d, %v; want ErrRandomSource", h, err)
+	var usedDraws []uint32 // 16 draws of a used part, then the source ends
+	for range maxRedraws {
+		usedDraws = append(usedDraws, 3, 0)
+	}
+	cases := []struct {
+		name   string
+		random io.Reader
+		free   []uint32 // nil: a fresh millisecond; else all parts used but these
+	}{
+		{"first draw short", script(2, 0xffff), nil},
+		{"rank of a free part", script(usedDraws...), []uint32{5, 6}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := NewHUIDGenerator(WithClock(newFakeClock(huidAt(1)).now), WithRandom(tc.random))
+			if tc.free != nil {
+				g.useAllBut(1, tc.free...)
+			}
+			if h, err := g.Generate(); !errors.Is(err, ErrRandomSource) {
+				t.Fatalf("random source ends: %d, %v; want ErrRandomSource", h, err)
+			}
+		})
 	}
 }
 
@@ -490,12 +591,17 @@ func TestDefaultGenerators(t *testing.T) {
 }
 
 // TestHUIDGeneratorConcurrentFullMillisecond has goroutines share one frozen
-// millisecond past its 2^21 capacity, so they race through claims, scans
-// and the move to the next millisecond: no HUID may repeat.
+// millisecond past its capacity, so they race through redraws, scans for the
+// last free parts and the move to the next millisecond: no HUID may repeat.
 func TestHUIDGeneratorConcurrentFullMillisecond(t *testing.T) {
 	t.Parallel()
-	const goroutines, each = 4, 600_000
+	const goroutines, each = 4, 600
 	g := NewHUIDGenerator(WithClock(newFakeClock(huidAt(42)).now))
+	var free []uint32 // 1024 free parts, one in every 2048, at varied bits
+	for i := range uint32(1024) {
+		free = append(free, i*2048+i%2048)
+	}
+	g.useAllBut(42, free...)
 	results := make([][]HUID, goroutines)
 	var wg sync.WaitGroup
 	for i := range goroutines {
@@ -518,31 +624,18 @@ func TestHUIDGeneratorConcurrentFullMillisecond(t *testing.T) {
 	if i := firstRepeat(all); i >= 0 {
 		t.Fatalf("HUID %d repeated", all[i])
 	}
-	if first, last := all[0].Timestamp(), all[len(all)-1].Timestamp(); first != 42 || last != 43 {
-		t.Fatalf("timestamps span %d..%d, want 42..43 (2.4M IDs fill one ms and spill into the next)", first, last)
-	}
-}
-
-// TestHUIDGeneratorRestartAfterLongRollback checks that after the clock goes
-// back more than 10 s the generator restarts from it and still never
-// repeats within the new millisecond.
-func TestHUIDGeneratorRestartAfterLongRollback(t *testing.T) {
-	t.Parallel()
-	clock := newFakeClock(huidAt(50_000))
-	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(8)))
-	for range 100_000 {
-		if _, err := g.Generate(); err != nil {
-			t.Fatal(err)
+	var at42 []uint32
+	for _, h := range all {
+		switch h.Timestamp() {
+		case 42:
+			at42 = append(at42, h.Random())
+		case 43:
+		default:
+			t.Fatalf("HUID %d has timestamp %d, want 42 or 43", h, h.Timestamp())
 		}
 	}
-	clock.set(huidAt(20_000))
-	seen := map[HUID]bool{}
-	for range 100_000 {
-		h, err := g.Generate()
-		if err != nil || h.Timestamp() != 20_000 || seen[h] {
-			t.Fatalf("after a restart: %d (timestamp %d), %v, repeated %v", h, h.Timestamp(), err, seen[h])
-		}
-		seen[h] = true
+	if !slices.Equal(at42, free) { // all is sorted, so at42 ascends
+		t.Fatalf("millisecond 42 gave %d random parts, want its %d free ones, each once", len(at42), len(free))
 	}
 }
 
@@ -555,15 +648,7 @@ func TestHUIDGeneratorCrowdedPickIsUniform(t *testing.T) {
 	free := []uint32{1000, 1001, 500_000, HUIDMaxRandom}
 	clock := newFakeClock(huidAt(7000))
 	g := NewHUIDGenerator(WithClock(clock.now), WithRandom(chacha(9)))
-	if _, err := g.Generate(); err != nil { // sets g.ms and allocates g.used
-		t.Fatal(err)
-	}
-	g.used.reset()
-	for v := range uint32(HUIDMaxRandom + 1) {
-		if !slices.Contains(free, v) {
-			g.used.add(v)
-		}
-	}
+	g.useAllBut(7000, free...)
 	const trials = 8000
 	counts := map[uint32]int{}
 	for range trials {
@@ -576,8 +661,7 @@ func TestHUIDGeneratorCrowdedPickIsUniform(t *testing.T) {
 			t.Fatalf("Generate() = timestamp %d random %d, want timestamp 7000 and one of %v", h.Timestamp(), r, free)
 		}
 		counts[r]++
-		g.used.words[r/64] &^= 1 << (r % 64) // free it again for the next trial
-		g.used.count--
+		g.used.remove(r) // free it again for the next trial
 	}
 	want := float64(trials) / float64(len(free))
 	chi2 := 0.0
@@ -588,6 +672,35 @@ func TestHUIDGeneratorCrowdedPickIsUniform(t *testing.T) {
 	// 3 degrees of freedom: P(chi2 > 27.9) = 1e-5.
 	if chi2 > 27.9 {
 		t.Fatalf("picks %v over %d trials: chi-square %.1f, not uniform over the free parts", counts, trials, chi2)
+	}
+}
+
+// TestUseAllButIsWhatAddsMake checks the test helper useAllBut against the
+// set that adding every other value makes, and that both reset to empty.
+func TestUseAllButIsWhatAddsMake(t *testing.T) {
+	t.Parallel()
+	free := []uint32{0, 1, 64, 99_999, HUIDMaxRandom}
+	added := newUsedSet()
+	for v := range uint32(HUIDMaxRandom + 1) {
+		if !slices.Contains(free, v) && !added.add(v) {
+			t.Fatalf("add(%d) to a set without it reported it used", v)
+		}
+	}
+	g := NewHUIDGenerator()
+	g.useAllBut(9, free...)
+	forged := g.used
+	if g.ms != 9 || forged.words != added.words || forged.count != added.count || forged.full() {
+		t.Fatalf("useAllBut: ms %d, count %d, full %v; adds: count %d (bitmaps equal: %v)",
+			g.ms, forged.count, forged.full(), added.count, forged.words == added.words)
+	}
+	if len(forged.touched) <= maxTouchedList || len(added.touched) <= maxTouchedList {
+		t.Fatalf("touched lists of %d and %d words: both must be past %d, so that reset clears all", len(forged.touched), len(added.touched), maxTouchedList)
+	}
+	for _, s := range []*usedSet{forged, added} {
+		s.reset()
+		if s.count != 0 || s.words != ([usedWords]uint64{}) || !s.add(HUIDMaxRandom) {
+			t.Fatalf("after reset: count %d, bitmap empty %v", s.count, s.words == [usedWords]uint64{})
+		}
 	}
 }
 

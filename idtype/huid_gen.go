@@ -14,21 +14,42 @@ import (
 // used.
 const maxRedraws = 16
 
-// HUIDGenerator makes HUIDs following spec §5 and never returns the same
-// HUID twice: within a millisecond it redraws a random part it has already
-// used, and once all 2^21 are used it moves on to the next millisecond.
-// That guarantee is per generator, so per process for the default one; two
-// generators (two processes, or a process and PostgreSQL's huid_generate)
-// are independent and only the birthday bound of spec §6.2 holds between
-// them (see [HUIDCollisions]).
+// HUIDGenerator makes HUIDs following spec §5, with two rules on top of it
+// so that one generator never returns the same HUID twice, whatever the
+// clock does:
+//   - within a millisecond it never reuses a random part: it redraws one it
+//     has already used, and once all 2^21 are used it moves on to the next
+//     millisecond, ahead of the clock;
+//   - it never goes back: while the clock reads a millisecond before the
+//     last one it used (the clock was stepped back, by any amount, or has
+//     not yet caught up with a move on), it keeps that millisecond, moving
+//     on from it as above when it is used up, until the clock passes it.
 //
-// When the clock goes back by up to 10 s the generator keeps its last
-// millisecond, so uniqueness survives NTP corrections; when it goes back
-// further, it restarts from the clock and IDs of the re-lived milliseconds
-// may repeat earlier ones.
+// The time fields of one generator's HUIDs therefore never decrease, in the
+// order the calls take its lock; within a millisecond their order is random
+// (spec §6.1). The price is accuracy: after the clock steps back by d, the
+// generator's HUIDs carry times ahead of the clock, by up to d (plus a
+// millisecond per 2^21 HUIDs), until the clock catches up, so [HUID.Time]
+// is then later than the moment the HUID was made and a time-window query
+// ([HUIDRange]) finds it in the window of that later time. The HUID spec
+// has no rule for a clock that goes back: §5 takes the time field from the
+// clock read for each ID, and §8 asks for synchronized clocks (NTP) to
+// preserve the expected temporal ordering; this generator puts uniqueness
+// first, as §6.2 leaves strict per-millisecond uniqueness to "additional
+// coordination", which the used set is within one generator.
+//
+// The guarantee is per generator, so per process for the default one. Two
+// generators (two processes, a process and the one it restarted as, or a
+// process and PostgreSQL's huid_generate) know nothing of each other's
+// HUIDs and only the birthday bound of spec §6.2 holds between them (see
+// [HUIDCollisions]); after a step back, a restarted process re-lives the
+// milliseconds its predecessor used. Rather than repeat, Generate fails
+// when the last millisecond of HUID's window is used up; it also fails
+// whenever the clock reads outside the window (spec §4.3), even while its
+// last millisecond is inside it.
 //
 // A HUIDGenerator is safe for concurrent use. It keeps a 256 KiB bitmap of
-// the random parts used in the current millisecond, allocated on first use.
+// the random parts used in its current millisecond, allocated on first use.
 type HUIDGenerator struct {
 	unixMilli func() int64
 
@@ -48,7 +69,8 @@ func NewHUIDGenerator(opts ...GeneratorOption) *HUIDGenerator {
 var defaultHUIDGenerator = NewHUIDGenerator()
 
 // NewHUID returns a new HUID from the default generator. It panics where
-// [GenerateHUID] returns an error: when the clock is outside HUID's window.
+// [GenerateHUID] returns an error: when the clock is outside HUID's window
+// or the window's last millisecond is used up.
 func NewHUID() HUID {
 	h, err := GenerateHUID()
 	if err != nil {
@@ -58,16 +80,26 @@ func NewHUID() HUID {
 }
 
 // GenerateHUID returns a new HUID from the default generator, which reads
-// the system clock and crypto/rand. It returns an error wrapping
-// [ErrClockOutOfRange] when the clock lies outside
-// [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z].
+// the system clock and crypto/rand. It never returns a HUID it returned
+// before in this process, and the times of its HUIDs never decrease, even
+// when the clock steps back (they then run ahead of the clock until it
+// catches up); see [HUIDGenerator] for these rules and their limits. It
+// returns an error wrapping [ErrClockOutOfRange] when the clock lies
+// outside [2026-01-01T00:00:00.000Z, 2165-05-15T07:35:11.103Z] or the
+// window's last millisecond is used up.
 func GenerateHUID() (HUID, error) { return defaultHUIDGenerator.Generate() }
 
-// Generate returns a new HUID. Its random part takes 3 bytes from the
-// random source (the low 21 bits of them, big-endian), 3 more per redraw.
-// It returns an error wrapping [ErrClockOutOfRange] when the clock lies
-// outside HUID's window (or when the last millisecond of the window is used
-// up), or wrapping [ErrRandomSource] when the random source fails.
+// Generate returns a new HUID, one this generator has not returned before,
+// at the clock's millisecond or, when the clock is behind the generator's
+// last millisecond, at that one (at the next once it is used up; see
+// [HUIDGenerator]). Its random part takes 3 bytes from the random source
+// (the low 21 bits of them, big-endian), 3 more per redraw of a used part;
+// after 16 used ones in a row it draws instead which free part to take, by
+// its rank, from the fewest bytes that cover the number of free parts
+// (drawn again while too large). It returns an error wrapping [ErrClockOutOfRange] when
+// the clock lies outside HUID's window (or when the last millisecond of the
+// window is used up), or wrapping [ErrRandomSource] when the random source
+// fails.
 func (g *HUIDGenerator) Generate() (HUID, error) {
 	now, err := g.clock()
 	if err != nil {
@@ -88,7 +120,7 @@ func FillHUIDs(dst []HUID) error { return defaultHUIDGenerator.Fill(dst) }
 
 // Fill sets every element of dst to a new HUID, each one what Generate
 // would have returned at that moment, and sorts dst. HUIDs of one
-// millisecond come in random order (spec §6.3); a batch of keys inserted in
+// millisecond come in random order (spec §6.1); a batch of keys inserted in
 // ascending order is appended at the right edge of a B-tree index instead
 // of splitting pages in its middle, so bulk inserts keep the index as dense
 // as sequential keys do. Fill reads the clock and takes the lock once per
@@ -140,13 +172,9 @@ func (g *HUIDGenerator) next(now int64) (HUID, error) {
 	if g.used == nil {
 		g.used = newUsedSet()
 	}
-	ms := g.ms
-	if now > ms || now < ms-rollbackTolerance {
-		ms = now
-	}
-	if ms != g.ms {
+	if now > g.ms { // a clock behind g.ms leaves it: the generator never goes back
 		g.used.reset()
-		g.ms = ms
+		g.ms = now
 	}
 	if g.used.full() {
 		if g.ms == HUIDMaxTimestamp {

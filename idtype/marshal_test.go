@@ -121,12 +121,12 @@ func TestHUIDUnmarshalJSONRejects(t *testing.T) {
 		if !errors.Is(err, tc.want) || h != 42 || !strings.Contains(fmt.Sprint(err), tc.words) {
 			t.Errorf("json.Unmarshal(%s) = %d, %v; want %v saying %q, and no change", tc.in, h, err, tc.want, tc.words)
 		}
-		n := NullHUID{HUID: 42, Valid: true}
+		n := NullHUID{V: 42, Valid: true}
 		err = json.Unmarshal([]byte(tc.in), &n)
 		if tc.want == ErrNull {
 			continue // null is a NullHUID's NULL
 		}
-		if !errors.Is(err, tc.want) || n != (NullHUID{HUID: 42, Valid: true}) || !strings.Contains(fmt.Sprint(err), tc.words) {
+		if !errors.Is(err, tc.want) || n != (NullHUID{V: 42, Valid: true}) || !strings.Contains(fmt.Sprint(err), tc.words) {
 			t.Errorf("json.Unmarshal(%s) into NullHUID = %+v, %v; want %v saying %q, and no change", tc.in, n, err, tc.want, tc.words)
 		}
 	}

@@ -20,14 +20,23 @@ const perSecRenewal = 1000
 //   - when the counter would pass 2^28-1 the generator moves its timestamp
 //     on by one millisecond and draws a new counter (it never blocks);
 //   - when the clock goes back by up to 10 s it keeps its last timestamp and
-//     keeps counting; when it goes back further it restarts from the clock,
-//     and only then may an ID sort below an earlier one.
+//     keeps counting; when it goes back further it restarts from the clock
+//     with a new random counter and per_sec_random, and only then do its IDs
+//     sort below earlier ones (those of the timestamps it leaves behind); they
+//     are then only as unlikely to repeat one of those as two generators'
+//     IDs are (see [SCRU128Collisions]).
+//
+// The v1.0.2 spec says nothing of a clock going back; the 10 s allowance is
+// the default of upstream's reference generators, and PostgreSQL's
+// scru128_generate() follows it too. A [HUIDGenerator] never goes back
+// instead.
 //
 // [SCRU128Generator.GenerateAt] makes IDs at given times, for backfills and
 // imports, with a state of its own, so that the two never disturb each
 // other's order. The reserved timestamps 0 and 2^44-1 are never emitted. A
 // SCRU128Generator is safe for concurrent use; Generate's output is strictly
-// increasing across all goroutines that share it.
+// increasing across all goroutines that share it, but for the exception
+// above.
 type SCRU128Generator struct {
 	unixMilli func() int64
 
@@ -67,8 +76,10 @@ func NewSCRU128() SCRU128 {
 
 // GenerateSCRU128 returns a new SCRU128 from the default generator, which
 // reads the system clock and crypto/rand. Its output is strictly increasing
-// within the process. It returns an error wrapping [ErrClockOutOfRange] when
-// the clock is not 1 to 2^44-2 ms past 2020-01-01T00:00:00Z.
+// within the process, except after the clock goes back by more than 10 s
+// (see [SCRU128Generator]). It returns an error wrapping
+// [ErrClockOutOfRange] when the clock is not 1 to 2^44-2 ms past
+// 2020-01-01T00:00:00Z.
 func GenerateSCRU128() (SCRU128, error) { return defaultSCRU128Generator.Generate() }
 
 // GenerateSCRU128At returns a SCRU128 carrying the time t from the default

@@ -143,7 +143,7 @@ func TestNullScanAndValue(t *testing.T) {
 	if v, err := nh.Value(); v != nil || err != nil {
 		t.Fatalf("invalid NullHUID.Value() = %v, %v; want nil", v, err)
 	}
-	if err := nh.Scan(int64(7)); err != nil || !nh.Valid || nh.HUID != 7 {
+	if err := nh.Scan(int64(7)); err != nil || !nh.Valid || nh.V != 7 {
 		t.Fatalf("NullHUID.Scan(7) = %+v, %v", nh, err)
 	}
 	if v, err := nh.Value(); v != int64(7) || err != nil {
@@ -152,7 +152,7 @@ func TestNullScanAndValue(t *testing.T) {
 	if err := nh.Scan(int64(-7)); !errors.Is(err, ErrInvalidHUID) {
 		t.Fatalf("NullHUID.Scan(-7) = %v", err)
 	}
-	if _, err := (NullHUID{HUID: -1, Valid: true}).Value(); !errors.Is(err, ErrInvalidHUID) {
+	if _, err := (NullHUID{V: -1, Valid: true}).Value(); !errors.Is(err, ErrInvalidHUID) {
 		t.Fatalf("NullHUID{-1}.Value() = %v", err)
 	}
 
@@ -161,7 +161,7 @@ func TestNullScanAndValue(t *testing.T) {
 	if err := ns.Scan(nil); err != nil || ns.Valid {
 		t.Fatalf("NullSCRU128.Scan(nil) = %+v, %v", ns, err)
 	}
-	if err := ns.Scan(id.UUIDString()); err != nil || !ns.Valid || ns.SCRU128 != id {
+	if err := ns.Scan(id.UUIDString()); err != nil || !ns.Valid || ns.V != id {
 		t.Fatalf("NullSCRU128.Scan = %+v, %v", ns, err)
 	}
 	if v, err := ns.Value(); v != id.UUIDString() || err != nil {
@@ -178,7 +178,7 @@ func TestNullScanAndValue(t *testing.T) {
 	if err := nb.Scan(nil); err != nil || nb.Valid {
 		t.Fatalf("NullSCRU128Bytes.Scan(nil) = %+v, %v", nb, err)
 	}
-	if err := nb.Scan(id[:]); err != nil || !nb.Valid || nb.SCRU128.ID() != id {
+	if err := nb.Scan(id[:]); err != nil || !nb.Valid || nb.V.ID() != id {
 		t.Fatalf("NullSCRU128Bytes.Scan = %+v, %v", nb, err)
 	}
 	v, err := nb.Value()

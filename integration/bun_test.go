@@ -129,9 +129,9 @@ func TestBunUntaggedGoesWrong(t *testing.T) {
 	}
 
 	for _, bad := range []bunUntagged{
-		{ID: idtype.NewHUID(), Parent: idtype.NullHUID{HUID: row.ID, Valid: true}},
-		{ID: idtype.NewHUID(), Link: idtype.NullSCRU128{SCRU128: row.Trace, Valid: true}},
-		{ID: idtype.NewHUID(), Raw: idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(row.Trace), Valid: true}},
+		{ID: idtype.NewHUID(), Parent: idtype.NullHUID{V: row.ID, Valid: true}},
+		{ID: idtype.NewHUID(), Link: idtype.NullSCRU128{V: row.Trace, Valid: true}},
+		{ID: idtype.NewHUID(), Raw: idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(row.Trace), Valid: true}},
 	} {
 		_, err := db.NewInsert().Model(&bad).Exec(ctx)
 		if err == nil || !strings.Contains(err.Error(), "json") {
@@ -182,9 +182,9 @@ func TestBunRoundTrip(t *testing.T) {
 	for _, in := range []bunEvent{
 		{ID: idtype.NewHUID(), Trace: id, Blob: idtype.SCRU128Bytes(id), Name: "nulls"},
 		{ID: idtype.NewHUID(), Trace: id, Blob: idtype.SCRU128Bytes(id), Name: "values",
-			Parent: idtype.NullHUID{HUID: idtype.MaxHUID, Valid: true},
-			Link:   idtype.NullSCRU128{SCRU128: idtype.MaxSCRU128, Valid: true},
-			Raw:    idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(id), Valid: true}},
+			Parent: idtype.NullHUID{V: idtype.MaxHUID, Valid: true},
+			Link:   idtype.NullSCRU128{V: idtype.MaxSCRU128, Valid: true},
+			Raw:    idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(id), Valid: true}},
 	} {
 		sent := in
 		if _, err := db.NewInsert().Model(&in).Exec(ctx); err != nil {

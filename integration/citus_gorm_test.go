@@ -15,10 +15,10 @@ import (
 )
 
 // citusItem is the model of the Citus GORM tests: a HUID key and a SCRU128
-// that AutoID fills. The models of the other GORM tests that have an
-// auto-filled SCRU128 (edgeItem, hxRefAcct) give it a unique index, and
-// colAccount has a unique email: Citus distributes a table by id only when
-// every unique index holds id.
+// that AutoID fills. The models of the other GORM suites that have an
+// auto-filled SCRU128 (upsertItem, refuseRefAcct) give it a unique index,
+// and their accounts have a unique email: Citus distributes a table by id
+// only when every unique index holds id.
 type citusItem struct {
 	ID   gormtype.HUID    `gorm:"primaryKey"`
 	Ref  gormtype.SCRU128 `sortid:"auto"`

@@ -116,7 +116,8 @@ func TestEntMigrationDDL(t *testing.T) {
 }
 
 // TestEntCreate covers single and bulk creates: CreateBulk hands the IDs it
-// made back to HUID.Scan as *HUID, which HUID.Scan once rejected.
+// made back to HUID.Scan as *HUID, which HUID.Scan once rejected. The
+// nullable parent is a *idtype.HUID: nil is NULL, both ways.
 func TestEntCreate(t *testing.T) {
 	t.Parallel()
 	client, db := entClient(t)
@@ -124,7 +125,7 @@ func TestEntCreate(t *testing.T) {
 	ctx := t.Context()
 
 	parent := idtype.NewHUID()
-	one, err := client.Event.Create().SetName("one").SetParent(idtype.NullHUID{HUID: parent, Valid: true}).Save(ctx)
+	one, err := client.Event.Create().SetName("one").SetParent(parent).Save(ctx)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -139,16 +140,31 @@ func TestEntCreate(t *testing.T) {
 	if bulk[2].ID != 258037077 {
 		t.Errorf("CreateBulk with SetID gave ID %d", bulk[2].ID)
 	}
+	if one.Parent == nil || *one.Parent != parent {
+		t.Errorf("Create with SetParent(%d) gave parent %v", parent, one.Parent)
+	}
+	for _, e := range bulk {
+		if e.Parent != nil {
+			t.Errorf("%s: created without a parent, got parent %d; want nil", e.Name, *e.Parent)
+		}
+	}
 	for _, e := range append(bulk, one) {
 		checkEntRow(ctx, t, client, db, e)
 	}
 	if got, err := client.Event.Query().Where(entevent.ParentIsNil()).Count(ctx); err != nil || got != 3 {
 		t.Errorf("events without parent: %d, %v; want 3", got, err)
 	}
-	got, err := client.Event.Query().Where(entevent.Parent(idtype.NullHUID{HUID: parent, Valid: true})).Only(ctx)
+	got, err := client.Event.Query().Where(entevent.Parent(parent)).Only(ctx)
 	if err != nil || got.ID != one.ID {
 		t.Errorf("query by parent = %v, %v; want %d", got, err, one.ID)
 	}
+
+	// ClearParent stores NULL again.
+	cleared, err := client.Event.UpdateOneID(one.ID).ClearParent().Save(ctx)
+	if err != nil || cleared.Parent != nil {
+		t.Fatalf("ClearParent = %+v, %v; want parent nil", cleared, err)
+	}
+	checkEntRow(ctx, t, client, db, cleared)
 }
 
 // checkEntRow checks that e, as ent returned it, is the row the database
@@ -159,16 +175,23 @@ func checkEntRow(ctx context.Context, t *testing.T, client *ent.Client, db *sql.
 		t.Errorf("%s: ID %d, trace %s; want both made by their DefaultFuncs", e.Name, e.ID, e.Trace)
 	}
 	var name, trace string
-	if err := db.QueryRowContext(ctx, `SELECT name, trace::text FROM events WHERE id = $1`, int64(e.ID)).Scan(&name, &trace); err != nil {
+	var parent sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT name, trace::text, parent FROM events WHERE id = $1`, int64(e.ID)).Scan(&name, &trace, &parent); err != nil {
 		t.Fatalf("row %d: %v", e.ID, err)
 	}
-	if name != e.Name || trace != e.Trace.UUIDString() {
-		t.Errorf("row %d = %s %s; ent returned %s %s", e.ID, name, trace, e.Name, e.Trace.UUIDString())
+	if name != e.Name || trace != e.Trace.UUIDString() || parent.Valid != (e.Parent != nil) || e.Parent != nil && parent.Int64 != int64(*e.Parent) {
+		t.Errorf("row %d = %s %s parent %v; ent returned %s %s parent %v", e.ID, name, trace, parent, e.Name, e.Trace.UUIDString(), e.Parent)
 	}
 	back, err := client.Event.Get(ctx, e.ID)
-	if err != nil || back.ID != e.ID || back.Trace != e.Trace || back.Parent != e.Parent || back.Name != e.Name {
+	if err != nil || back.ID != e.ID || back.Trace != e.Trace || !sameParent(back.Parent, e.Parent) || back.Name != e.Name {
 		t.Errorf("Get(%d) = %+v, %v; want %+v", e.ID, back, err, e)
 	}
+}
+
+// sameParent reports whether two nullable parents are both nil or hold the
+// same HUID.
+func sameParent(a, b *idtype.HUID) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // An ID ent is told to store is checked by HUID.Value before it is sent.
@@ -179,5 +202,27 @@ func TestEntRejectsNegativeID(t *testing.T) {
 	_, err := client.Event.Create().SetName("bad").SetID(-1).Save(t.Context())
 	if !errors.Is(err, idtype.ErrInvalidHUID) {
 		t.Errorf("Create with ID -1: %v; want ErrInvalidHUID", err)
+	}
+}
+
+// A parent ent is told to store is checked by HUID.Value as the key is, and
+// a bad parent in the database is refused by HUID.Scan when ent reads it.
+func TestEntRejectsBadParent(t *testing.T) {
+	t.Parallel()
+	client, db := entClient(t)
+	defer client.Close()
+	ctx := t.Context()
+	if _, err := client.Event.Create().SetName("bad").SetParent(-1).Save(ctx); !errors.Is(err, idtype.ErrInvalidHUID) {
+		t.Errorf("Create with parent -1: %v; want ErrInvalidHUID", err)
+	}
+	e, err := client.Event.Create().SetName("raw").Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE events SET parent = -1 WHERE id = $1`, int64(e.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := client.Event.Get(ctx, e.ID); !errors.Is(err, idtype.ErrInvalidHUID) {
+		t.Errorf("Get of a row with parent -1 = %+v, %v; want ErrInvalidHUID", got, err)
 	}
 }

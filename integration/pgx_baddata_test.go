@@ -77,7 +77,7 @@ func TestPgxRejectsBadData(t *testing.T) {
 func TestPgxRejectsNegativeHUID(t *testing.T) {
 	t.Parallel()
 	neg := idtype.HUID(-1)
-	values := []any{neg, &neg, idtype.NullHUID{HUID: neg, Valid: true}, []idtype.HUID{1, neg}}
+	values := []any{neg, &neg, idtype.NullHUID{V: neg, Valid: true}, []idtype.HUID{1, neg}}
 	for _, path := range pgxPaths() {
 		t.Run(path.name, func(t *testing.T) {
 			t.Parallel()

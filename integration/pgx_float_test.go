@@ -25,6 +25,7 @@ func TestPgxHUIDIntoFloat(t *testing.T) {
 	t.Parallel()
 	h := idtype.MustParseHUID("60661340544791426")
 	rounded := map[string]string{"float8": "60661340544791424", "float4": "60661340699623424"}
+	bound := map[string]string{"float8": "above 2^53;", "float4": "above 2^24;"} // what the refusal names
 	for _, path := range pgxPaths() {
 		t.Run(path.name, func(t *testing.T) {
 			t.Parallel()
@@ -47,8 +48,8 @@ func TestPgxHUIDIntoFloat(t *testing.T) {
 				switch {
 				case blind && (err != nil || len(stored) != 1 || stored[0] != rounded[column]):
 					t.Errorf("%s column: err %v, stored %q; want the known limitation: %s stored", column, err, stored, rounded[column])
-				case !blind && (!refusedInexact(err) || len(stored) != 0):
-					t.Errorf("%s column: err %v, stored %q; want ErrInexactColumn and nothing stored", column, err, stored)
+				case !blind && (!refusedInexact(err) || !strings.Contains(err.Error(), bound[column]) || len(stored) != 0):
+					t.Errorf("%s column: err %v, stored %q; want ErrInexactColumn saying %q and nothing stored", column, err, stored, bound[column])
 				}
 			}
 			if path.copy {

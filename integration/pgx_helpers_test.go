@@ -87,9 +87,9 @@ func idKinds() []idKind {
 			nullHUIDTexts[i], nullIDTexts[i], nullByteTexts[i] = "NULL", "NULL", "NULL"
 			continue
 		}
-		nullHUIDs[i], nullHUIDTexts[i] = idtype.NullHUID{HUID: h, Valid: true}, huidText(h)
-		nullIDs[i], nullIDTexts[i] = idtype.NullSCRU128{SCRU128: id, Valid: true}, scru128Text(id)
-		nullByteIDs[i], nullByteTexts[i] = idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(id), Valid: true}, byteaText(id)
+		nullHUIDs[i], nullHUIDTexts[i] = idtype.NullHUID{V: h, Valid: true}, huidText(h)
+		nullIDs[i], nullIDTexts[i] = idtype.NullSCRU128{V: id, Valid: true}, scru128Text(id)
+		nullByteIDs[i], nullByteTexts[i] = idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(id), Valid: true}, byteaText(id)
 	}
 	return []idKind{
 		{name: "HUID", sqlType: "bigint", cases: []idCase{
@@ -99,8 +99,8 @@ func idKinds() []idKind {
 		}, array: huids, arrayText: arrayText(huidTexts, false)},
 		{name: "NullHUID", sqlType: "bigint", cases: []idCase{
 			{"zero", idtype.NullHUID{Valid: true}, "0"},
-			{"max", idtype.NullHUID{HUID: idtype.MaxHUID, Valid: true}, "9223372036854775807"},
-			{"fresh", idtype.NullHUID{HUID: fresh, Valid: true}, huidText(fresh)},
+			{"max", idtype.NullHUID{V: idtype.MaxHUID, Valid: true}, "9223372036854775807"},
+			{"fresh", idtype.NullHUID{V: fresh, Valid: true}, huidText(fresh)},
 			{"NULL", idtype.NullHUID{}, "NULL"},
 		}, array: nullHUIDs, arrayText: arrayText(nullHUIDTexts, false)},
 		{name: "SCRU128", sqlType: "uuid", cases: []idCase{
@@ -110,8 +110,8 @@ func idKinds() []idKind {
 		}, array: ids, arrayText: arrayText(idTexts, false)},
 		{name: "NullSCRU128", sqlType: "uuid", cases: []idCase{
 			{"zero", idtype.NullSCRU128{Valid: true}, "00000000-0000-0000-0000-000000000000"},
-			{"max", idtype.NullSCRU128{SCRU128: idtype.MaxSCRU128, Valid: true}, "ffffffff-ffff-ffff-ffff-ffffffffffff"},
-			{"fresh", idtype.NullSCRU128{SCRU128: freshID, Valid: true}, scru128Text(freshID)},
+			{"max", idtype.NullSCRU128{V: idtype.MaxSCRU128, Valid: true}, "ffffffff-ffff-ffff-ffff-ffffffffffff"},
+			{"fresh", idtype.NullSCRU128{V: freshID, Valid: true}, scru128Text(freshID)},
 			{"NULL", idtype.NullSCRU128{}, "NULL"},
 		}, array: nullIDs, arrayText: arrayText(nullIDTexts, false)},
 		{name: "SCRU128Bytes", sqlType: "bytea", cases: []idCase{
@@ -121,8 +121,8 @@ func idKinds() []idKind {
 		}, array: byteIDs, arrayText: arrayText(byteTexts, true)},
 		{name: "NullSCRU128Bytes", sqlType: "bytea", cases: []idCase{
 			{"zero", idtype.NullSCRU128Bytes{Valid: true}, byteaText(idtype.SCRU128{})},
-			{"max", idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(idtype.MaxSCRU128), Valid: true}, byteaText(idtype.MaxSCRU128)},
-			{"fresh", idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(freshID), Valid: true}, byteaText(freshID)},
+			{"max", idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(idtype.MaxSCRU128), Valid: true}, byteaText(idtype.MaxSCRU128)},
+			{"fresh", idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(freshID), Valid: true}, byteaText(freshID)},
 			{"NULL", idtype.NullSCRU128Bytes{}, "NULL"},
 		}, array: nullByteIDs, arrayText: arrayText(nullByteTexts, true)},
 	}

@@ -30,11 +30,15 @@ type readmeBlock struct {
 	line int    // where the fence opens, for messages
 	run  bool   // sh blocks run only when marked <!-- readme-test: run -->
 	want string // a regexp that some line of the output must match
+	// clone marks (<!-- readme-test: clone -->) a shell block that a new
+	// module outside the repository runs, with SORTID naming this clone
+	// (TestFirstHourInstallFromClone).
+	clone bool
 }
 
 var (
 	fenceRE  = regexp.MustCompile("(?s)((?:<!-- readme-test: [^>]*-->\\s*)*)```(\\w+)\\n(.*?)```")
-	markerRE = regexp.MustCompile(`<!-- readme-test: (run|want (.*?)) -->`)
+	markerRE = regexp.MustCompile(`<!-- readme-test: (run|clone|want (.*?)) -->`)
 )
 
 // readmeBlocks returns the fenced blocks of README.md in order.
@@ -59,9 +63,12 @@ func docBlocks(t *testing.T, page string) []readmeBlock {
 			line: 1 + bytes.Count(text[:m[4]], []byte("\n")),
 		}
 		for _, mk := range markerRE.FindAllStringSubmatch(string(text[m[2]:m[3]]), -1) {
-			if mk[1] == "run" {
+			switch mk[1] {
+			case "run":
 				b.run = true
-			} else {
+			case "clone":
+				b.clone = true
+			default:
 				b.want = mk[2]
 			}
 		}
@@ -350,4 +357,97 @@ func tableCells(line string) []string {
 		cells[i] = strings.TrimSpace(c)
 	}
 	return cells
+}
+
+// TestDocsREADMEBenchmarkFigures checks every figure of the README's
+// benchmark table against the current tables of docs/BENCHMARKS.md: the
+// medians and ratios those tables give, or ratios of their medians.
+func TestDocsREADMEBenchmarkFigures(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile("../docs/BENCHMARKS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bench := string(text)
+	// cell is the number that column col of the row named row shows in the
+	// first table after the line starting with after.
+	cell := func(after, row string, col int) float64 {
+		t.Helper()
+		i := strings.Index(bench, "\n"+after)
+		if i < 0 {
+			t.Fatalf("docs/BENCHMARKS.md has no line starting with %q", after)
+		}
+		var table []string
+		for _, line := range strings.Split(bench[i+1:], "\n") {
+			if strings.HasPrefix(line, "|") {
+				table = append(table, line)
+			} else if len(table) > 0 {
+				break
+			}
+		}
+		for _, line := range table {
+			if cells := tableCells(line); cells[0] == row && col < len(cells) {
+				f := strings.Fields(strings.NewReplacer("**", "", "×", "").Replace(cells[col]))
+				if len(f) > 0 {
+					if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+						return v
+					}
+				}
+				t.Fatalf("docs/BENCHMARKS.md, table after %q, row %q: column %d is %q, no number", after, row, col, cells[col])
+			}
+		}
+		t.Fatalf("docs/BENCHMARKS.md: the table after %q has no row %q", after, row)
+		return 0
+	}
+	const (
+		gen    = "### BenchmarkGenerate ("
+		parse  = "### BenchmarkParse ("
+		index  = "### Primary-key index size after COPY"
+		copyIn = "### Bulk load by COPY"
+		sqlGen = "## SQL generators"
+		window = "### Time window, count(*)"
+		gormB  = "## GORM"
+		single = "| single-row `Create`"
+	)
+	median := func(after, row string) float64 { return cell(after, row, 1) }
+	want := []string{
+		fmt.Sprintf("`NewHUID` %.0f ns", median(gen, "huid")),
+		fmt.Sprintf("%.2f× `uuid.NewRandom`, %.2f× `xid.New`",
+			median(gen, "huid")/median(gen, "uuid-v4"), median(gen, "huid")/median(gen, "xid")),
+		fmt.Sprintf("`NewSCRU128` %.0f ns | %.2f× `uuid.NewV7`, %.2f× `ulid.Make`", median(gen, "scru128"),
+			median(gen, "scru128")/median(gen, "uuid-v7"), median(gen, "scru128")/median(gen, "ulid-make")),
+		fmt.Sprintf("%.2f× `uuid.Parse`", cell(parse, "huid-decimal", 3)),
+		fmt.Sprintf("HUID `bigint` %.1f MiB | %.2f× UUIDv4 (%.2f× when loaded in key order)",
+			median(index, "huid bigint"), cell(index, "huid bigint", 3), cell(index, "huid bigint, sorted", 3)),
+		fmt.Sprintf("COPY 1M rows | HUID | %.2f× UUIDv4 (%.2f× in key order)",
+			cell(copyIn, "huid bigint", 3), cell(copyIn, "huid bigint, sorted", 3)),
+		fmt.Sprintf("%.2f× the rows/s of `gen_random_uuid()` (`scru128_generate()` %.2f×)",
+			cell(sqlGen, "`huid_generate()`", 2), cell(sqlGen, "`scru128_generate()`", 2)),
+		fmt.Sprintf("%.2f× a dedicated `created_at` index", cell(window, "count: id BETWEEN", 3)),
+		fmt.Sprintf("%.2f× caller-set `int64` keys 1..n (%.2f× with `SkipDefaultTransaction`)",
+			cell(gormB, "HUID, `AutoID{}`", 2), cell(gormB, "HUID, `AutoID{}`", 4)),
+		fmt.Sprintf("`AutoID`, %.0f µs | %.2f× a caller-set `int64` key",
+			cell(single, "HUID, `AutoID{}`", 1), cell(single, "HUID, `AutoID{}`", 2)),
+	}
+	start := strings.Index(string(readme), "## Benchmarks\n")
+	if start < 0 {
+		t.Fatal("README.md has no Benchmarks section")
+	}
+	section := string(readme[start:])
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	for _, w := range want {
+		if !strings.Contains(section, w) {
+			t.Errorf("README.md's benchmark table does not say %q, as docs/BENCHMARKS.md's tables do", w)
+		}
+	}
+	// Every ratio the README's table gives is one of those checked above.
+	if n, checked := strings.Count(section, "×"), strings.Count(strings.Join(want, ""), "×"); n != checked {
+		t.Errorf("README.md's benchmark table gives %d ratios, this test checks %d: check the new ones here", n, checked)
+	}
 }

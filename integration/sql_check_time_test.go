@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sortid/sortid/idtype"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
@@ -80,6 +82,160 @@ func TestSQLCheckTime(t *testing.T) {
 	var isNull bool
 	if err := conn.QueryRow(ctx, `SELECT huid_check_time(NULL, '1 day', '1 day') IS NULL AND scru128_check_time(NULL, '1 day', NULL) IS NULL`).Scan(&isNull); err != nil || !isNull {
 		t.Errorf("NULL: %v, %v", isNull, err)
+	}
+}
+
+// checkTimeEdges: a key's millisecond as an offset from now's, the skew,
+// and the outcome ("" accepted, else a substring of the 22008 error). The
+// rule compares the key's millisecond with now's millisecond, so with no
+// skew exactly the keys of the current millisecond pass, and a skew of less
+// than 1 ms reaches no further.
+var checkTimeEdges = []checkTimeEdge{
+	{0, 0, 0, ""},
+	{-time.Millisecond, 0, 0, "00:00:00.001 before now"},
+	{time.Millisecond, 0, 0, "00:00:00.001 after now"},
+	{-time.Millisecond, time.Millisecond, 0, ""},
+	{-2 * time.Millisecond, time.Millisecond, 0, "00:00:00.002 before now"},
+	{-time.Millisecond, 999 * time.Microsecond, 0, "00:00:00.001 before now"},
+	{time.Millisecond, 0, time.Millisecond, ""},
+	{2 * time.Millisecond, 0, time.Millisecond, "00:00:00.002 after now"},
+	{time.Millisecond, 0, 999 * time.Microsecond, "00:00:00.001 after now"},
+	{-time.Hour, time.Hour, time.Minute, ""},
+	{-time.Hour - time.Millisecond, time.Hour, time.Minute, "01:00:00.001 before now"},
+	{time.Minute, time.Hour, time.Minute, ""},
+	{time.Minute + time.Millisecond, time.Hour, time.Minute, "00:01:00.001 after now"},
+}
+
+type checkTimeEdge struct {
+	offset, past, future time.Duration
+	want                 string
+}
+
+// checkTimeAtClock defines pg_temp.check_time_at on conn: it runs
+// huid_check_time or scru128_check_time on a key of the server clock's
+// millisecond plus offset_ms (huid_min or scru128_min of it), or, for a
+// NULL offset_ms, on a key of huid_generate() or scru128_generate(), and
+// returns 'ok' or the SQLSTATE and the message. It retries until the clock
+// read the same millisecond before making the key and after checking it
+// (and a generated key is of that millisecond), so that the key's offset
+// from the check's now is known.
+func checkTimeAtClock(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	if _, err := conn.Exec(t.Context(), `CREATE FUNCTION pg_temp.check_time_at(kind text, offset_ms int, past interval, future interval)
+		RETURNS text LANGUAGE plpgsql AS $$
+		DECLARE
+		  before timestamptz;
+		  at timestamptz;
+		  h bigint;
+		  s uuid;
+		  made timestamptz;
+		  result text;
+		BEGIN
+		  FOR i IN 1..1000 LOOP
+		    before := date_trunc('milliseconds', clock_timestamp());
+		    at := before + coalesce(offset_ms, 0) * interval '1 millisecond';
+		    IF kind = 'HUID' THEN
+		      h := CASE WHEN offset_ms IS NULL THEN huid_generate() ELSE huid_min(at) END;
+		      made := huid_timestamp(h);
+		    ELSE
+		      s := CASE WHEN offset_ms IS NULL THEN scru128_generate() ELSE scru128_min(at) END;
+		      made := scru128_timestamp(s);
+		    END IF;
+		    BEGIN
+		      IF kind = 'HUID' THEN
+		        result := huid_check_time(h, past, future)::text;
+		      ELSE
+		        result := scru128_check_time(s, past, future)::text;
+		      END IF;
+		      IF result = 'true' THEN
+		        result := 'ok';
+		      END IF;
+		    EXCEPTION WHEN OTHERS THEN
+		      result := SQLSTATE || ': ' || SQLERRM;
+		    END;
+		    IF date_trunc('milliseconds', clock_timestamp()) = before AND made = at THEN
+		      RETURN result;
+		    END IF;
+		  END LOOP;
+		  RAISE 'the clock never stayed in one millisecond while a key was made and checked';
+		END$$`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSQLCheckTimeMillisecondEdges checks huid_check_time and
+// scru128_check_time against the server's clock at ±1 ms around the
+// window, and that Go's idtype.TimeCheck, with now at the last nanosecond
+// of its millisecond, gives the same outcome.
+func TestSQLCheckTimeMillisecondEdges(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	checkTimeAtClock(t, conn)
+	now := time.Date(2026, 6, 1, 12, 0, 0, 999_999, time.UTC)
+	goCheck := func(v checkTimeEdge) error {
+		h, err := idtype.HUIDFromParts(now.Truncate(time.Millisecond).Add(v.offset), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idtype.TimeCheck{Past: v.past, Future: v.future, Now: func() time.Time { return now }}.HUID(h)
+	}
+	for _, v := range checkTimeEdges {
+		for _, kind := range []string{"HUID", "SCRU128"} {
+			var got string
+			if err := conn.QueryRow(t.Context(), `SELECT pg_temp.check_time_at($1, $2, $3::text::interval, $4::text::interval)`,
+				kind, v.offset.Milliseconds(), fmt.Sprintf("%d microseconds", v.past.Microseconds()),
+				fmt.Sprintf("%d microseconds", v.future.Microseconds())).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case v.want == "" && got != "ok":
+				t.Errorf("%s at now%+v, skew -%v/+%v: %s, want true", kind, v.offset, v.past, v.future, got)
+			case v.want != "" && (!strings.HasPrefix(got, "22008: ") || !strings.Contains(got, v.want)):
+				t.Errorf("%s at now%+v, skew -%v/+%v: %s, want 22008 with %q", kind, v.offset, v.past, v.future, got, v.want)
+			}
+		}
+		if goErr := goCheck(v); (goErr == nil) != (v.want == "") {
+			t.Errorf("Go at now%+v, skew -%v/+%v: %v, SQL want %q", v.offset, v.past, v.future, goErr, v.want)
+		}
+	}
+}
+
+// TestSQLCheckTimeZeroSkewAcceptsNow: a key made in the current
+// millisecond passes with no skew allowed: huid_check_time(huid_generate(),
+// '0', '0') and the same for a SCRU128 are true. Called plainly the
+// millisecond may turn between making the key and checking it, which
+// refuses it as 1 ms before now and nothing else; most calls are true.
+// Through check_time_at, which retries that case, every call is true.
+func TestSQLCheckTimeZeroSkewAcceptsNow(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.Conn(t)
+	checkTimeAtClock(t, conn)
+	for _, kind := range []string{"HUID", "SCRU128"} {
+		query := `SELECT huid_check_time(huid_generate(), '0', '0')`
+		if kind == "SCRU128" {
+			query = `SELECT scru128_check_time(scru128_generate(), '0', '0')`
+		}
+		const calls = 200
+		passed := 0
+		for range calls {
+			var ok bool
+			err := conn.QueryRow(t.Context(), query).Scan(&ok)
+			switch {
+			case err == nil && ok:
+				passed++
+			case err == nil || !strings.Contains(err.Error(), "00:00:00.001 before now") || !strings.Contains(err.Error(), "22008"):
+				t.Fatalf("%s: %v, %v; want true, or 22008 1 ms before now when the millisecond turned", query, ok, err)
+			}
+		}
+		if passed < calls/2 {
+			t.Errorf("%s: true %d times of %d", query, passed, calls)
+		}
+		for range 100 {
+			var got string
+			if err := conn.QueryRow(t.Context(), `SELECT pg_temp.check_time_at($1, NULL, '0', '0')`, kind).Scan(&got); err != nil || got != "ok" {
+				t.Fatalf("%s of huid_generate or scru128_generate, no skew, in one millisecond: %s (%v), want true", kind, got, err)
+			}
+		}
 	}
 }
 

@@ -225,8 +225,8 @@ func checkOrderStore(t *testing.T, s orderStore, fails map[string]string) {
 	}
 	b, err := s.InsertOrder(ctx, sqldb.InsertOrderParams{
 		CustomerID:  customer,
-		ParentID:    idtype.NullHUID{HUID: a.ID, Valid: true},
-		RefundTrace: idtype.NullSCRU128{SCRU128: refund, Valid: true},
+		ParentID:    idtype.NullHUID{V: a.ID, Valid: true},
+		RefundTrace: idtype.NullSCRU128{V: refund, Valid: true},
 		Note:        "b",
 	})
 	if !ok("InsertOrder", err) {
@@ -237,7 +237,7 @@ func checkOrderStore(t *testing.T, s orderStore, fails map[string]string) {
 	if a.CustomerID != customer || a.ParentID.Valid || a.RefundTrace.Valid || !a.Receipt.Valid || a.Note != "a" {
 		t.Errorf("InsertOrder a returned %+v", a)
 	}
-	if b.ParentID != (idtype.NullHUID{HUID: a.ID, Valid: true}) || b.RefundTrace.SCRU128 != refund || b.ID <= a.ID {
+	if b.ParentID != (idtype.NullHUID{V: a.ID, Valid: true}) || b.RefundTrace.V != refund || b.ID <= a.ID {
 		t.Errorf("InsertOrder b returned %+v after a %+v", b, a)
 	}
 
@@ -269,7 +269,7 @@ func checkOrderStore(t *testing.T, s orderStore, fails map[string]string) {
 		t.Errorf("OrdersByIDs = %+v; want %+v", got, both)
 	}
 
-	if got, err := s.OrderByReceipt(ctx, a.Receipt.SCRU128); ok("OrderByReceipt", err) && got != a {
+	if got, err := s.OrderByReceipt(ctx, a.Receipt.V); ok("OrderByReceipt", err) && got != a {
 		t.Errorf("OrderByReceipt(%v) = %+v; want %+v", a.Receipt, got, a)
 	}
 }

@@ -29,11 +29,11 @@ func TestSqlx(t *testing.T) {
 	events := []event{
 		{ID: 0}, // zero values everywhere, NULL in the nullable columns
 		{ID: idtype.MaxHUID, Trace: idtype.MaxSCRU128, Raw: idtype.SCRU128Bytes(idtype.MaxSCRU128),
-			Parent:   idtype.NullHUID{HUID: idtype.MaxHUID, Valid: true},
-			Session:  idtype.NullSCRU128{SCRU128: idtype.MaxSCRU128, Valid: true},
-			RawMaybe: idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(idtype.MaxSCRU128), Valid: true}},
+			Parent:   idtype.NullHUID{V: idtype.MaxHUID, Valid: true},
+			Session:  idtype.NullSCRU128{V: idtype.MaxSCRU128, Valid: true},
+			RawMaybe: idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(idtype.MaxSCRU128), Valid: true}},
 		{ID: fresh, Trace: freshID, Raw: idtype.SCRU128Bytes(freshID),
-			Parent:   idtype.NullHUID{HUID: 0, Valid: true},
+			Parent:   idtype.NullHUID{V: 0, Valid: true},
 			Session:  idtype.NullSCRU128{Valid: true},
 			RawMaybe: idtype.NullSCRU128Bytes{Valid: true}},
 	}
@@ -81,7 +81,7 @@ func TestSqlx(t *testing.T) {
 
 			var parents []idtype.NullHUID
 			if err := db.SelectContext(t.Context(), &parents, "SELECT parent FROM "+table+" ORDER BY id"); err != nil ||
-				!slices.Equal(parents, []idtype.NullHUID{{}, {HUID: 0, Valid: true}, {HUID: idtype.MaxHUID, Valid: true}}) {
+				!slices.Equal(parents, []idtype.NullHUID{{}, {V: 0, Valid: true}, {V: idtype.MaxHUID, Valid: true}}) {
 				t.Errorf("Select parent = %v, %v", parents, err)
 			}
 		})

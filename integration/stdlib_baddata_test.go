@@ -22,7 +22,7 @@ func TestStdlibRejectsBadData(t *testing.T) {
 				}
 			}
 			neg := idtype.HUID(-1)
-			for _, v := range []any{neg, &neg, idtype.NullHUID{HUID: neg, Valid: true}} {
+			for _, v := range []any{neg, &neg, idtype.NullHUID{V: neg, Valid: true}} {
 				var got int64
 				err := db.QueryRowContext(t.Context(), "SELECT $1::bigint", v).Scan(&got)
 				if !errors.Is(err, idtype.ErrInvalidHUID) {

@@ -38,9 +38,9 @@ func formValues() []formValue {
 	a, b, c, d := idtype.NewSCRU128(), idtype.NewSCRU128(), idtype.NewSCRU128(), idtype.NewSCRU128()
 	return []formValue{
 		{"SCRU128", a, a, false, true},
-		{"NullSCRU128", idtype.NullSCRU128{SCRU128: b, Valid: true}, b, false, true},
+		{"NullSCRU128", idtype.NullSCRU128{V: b, Valid: true}, b, false, true},
 		{"SCRU128Bytes", idtype.SCRU128Bytes(c), c, false, false},
-		{"NullSCRU128Bytes", idtype.NullSCRU128Bytes{SCRU128: idtype.SCRU128Bytes(d), Valid: true}, d, false, false},
+		{"NullSCRU128Bytes", idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(d), Valid: true}, d, false, false},
 		{"NullSCRU128 NULL", idtype.NullSCRU128{}, idtype.SCRU128{}, true, true},
 		{"NullSCRU128Bytes NULL", idtype.NullSCRU128Bytes{}, idtype.SCRU128{}, true, false},
 	}
@@ -246,7 +246,7 @@ func checkFormRow(t *testing.T, readers []formReader, table, column string, k in
 	t.Helper()
 	want := v.value
 	if column == "uuid" {
-		want = idtype.NullSCRU128{SCRU128: v.id, Valid: !v.null}
+		want = idtype.NullSCRU128{V: v.id, Valid: !v.null}
 		if _, isNull := v.value.(idtype.NullSCRU128Bytes); !isNull {
 			if _, isNull = v.value.(idtype.NullSCRU128); !isNull {
 				want = v.id

@@ -68,12 +68,13 @@
 // NULL from either Null type.
 //
 // A HUID or valid NullHUID bound to a float4 or float8 parameter would be
-// rounded: a double holds integers exactly only up to 2^53, and every HUID
-// made after 2026-02-19 is above it. In the modes that learn the
-// parameter's type (QueryExecModeCacheStatement, QueryExecModeCacheDescribe,
+// rounded: a float8 (double) holds integers exactly only up to 2^53, a
+// float4 only up to 2^24 (16777216), and every HUID made after 2026-02-19
+// is above both. In the modes that learn the parameter's type
+// (QueryExecModeCacheStatement, QueryExecModeCacheDescribe,
 // QueryExecModeDescribeExec) pgx refuses it with an error wrapping
-// [ErrInexactColumn] that names the column type, whatever the value, and
-// sends nothing; CopyFrom refuses it too, though its error carries only the
+// [ErrInexactColumn] that names the column type and its bound, whatever the
+// value, and sends nothing; CopyFrom refuses it too, though its error carries only the
 // text of that error, as pgx sends it to the server in CopyFail. The same
 // known limitation as above holds in QueryExecModeExec and
 // QueryExecModeSimpleProtocol: pgx sends the HUID as int8 text with no

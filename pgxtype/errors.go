@@ -11,7 +11,8 @@ var ErrColumnForm = errors.New("pgxtype: SCRU128 form does not match the column 
 
 // ErrInexactColumn is returned (wrapped, naming the Go type and the column
 // type) when a HUID or a valid NullHUID is bound to a float4 or float8
-// parameter: a double holds integers exactly only up to 2^53, and every
-// HUID made after 2026-02-19 is above it, so the stored number would be
-// another HUID. Use a bigint (int8) or numeric column.
+// parameter: a float8 holds integers exactly only up to 2^53, a float4 only
+// up to 2^24, and every HUID made after 2026-02-19 is above both, so the
+// stored number would be another HUID. The message names the bound of the
+// column type. Use a bigint (int8) or numeric column.
 var ErrInexactColumn = errors.New("pgxtype: column type cannot hold a HUID exactly")

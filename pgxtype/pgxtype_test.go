@@ -59,21 +59,21 @@ func TestRoundTrip(t *testing.T) {
 		{"HUID", pgtype.Int8OID, someHUID, someHUID},
 		{"*HUID", pgtype.Int8OID, &huidPtr, someHUID},
 		{"HUID into int4", pgtype.Int4OID, idtype.HUID(7), idtype.HUID(7)},
-		{"NullHUID", pgtype.Int8OID, idtype.NullHUID{HUID: someHUID, Valid: true}, idtype.NullHUID{HUID: someHUID, Valid: true}},
+		{"NullHUID", pgtype.Int8OID, idtype.NullHUID{V: someHUID, Valid: true}, idtype.NullHUID{V: someHUID, Valid: true}},
 		{"NullHUID NULL", pgtype.Int8OID, idtype.NullHUID{}, idtype.NullHUID{}},
 		{"nil *HUID into NullHUID", pgtype.Int8OID, (*idtype.HUID)(nil), idtype.NullHUID{}},
 		{"[]HUID", pgtype.Int8ArrayOID, []idtype.HUID{0, someHUID, idtype.MaxHUID}, []idtype.HUID{0, someHUID, idtype.MaxHUID}},
-		{"[]NullHUID", pgtype.Int8ArrayOID, []idtype.NullHUID{{}, {HUID: 1, Valid: true}}, []idtype.NullHUID{{}, {HUID: 1, Valid: true}}},
+		{"[]NullHUID", pgtype.Int8ArrayOID, []idtype.NullHUID{{}, {V: 1, Valid: true}}, []idtype.NullHUID{{}, {V: 1, Valid: true}}},
 		{"SCRU128 zero", pgtype.UUIDOID, idtype.SCRU128{}, idtype.SCRU128{}},
 		{"SCRU128 max", pgtype.UUIDOID, idtype.MaxSCRU128, idtype.MaxSCRU128},
 		{"*SCRU128", pgtype.UUIDOID, &scruPtr, someSCRU128},
-		{"NullSCRU128", pgtype.UUIDOID, idtype.NullSCRU128{SCRU128: someSCRU128, Valid: true}, idtype.NullSCRU128{SCRU128: someSCRU128, Valid: true}},
+		{"NullSCRU128", pgtype.UUIDOID, idtype.NullSCRU128{V: someSCRU128, Valid: true}, idtype.NullSCRU128{V: someSCRU128, Valid: true}},
 		{"NullSCRU128 NULL", pgtype.UUIDOID, idtype.NullSCRU128{}, idtype.NullSCRU128{}},
 		{"NullSCRU128 NULL as bytea", pgtype.ByteaOID, idtype.NullSCRU128{}, idtype.NullSCRU128{}},
 		{"[]SCRU128", pgtype.UUIDArrayOID, []idtype.SCRU128{{}, someSCRU128, idtype.MaxSCRU128}, []idtype.SCRU128{{}, someSCRU128, idtype.MaxSCRU128}},
 		{"SCRU128Bytes max", pgtype.ByteaOID, maxBytes, maxBytes},
 		{"SCRU128Bytes zero", pgtype.ByteaOID, idtype.SCRU128Bytes{}, idtype.SCRU128Bytes{}},
-		{"NullSCRU128Bytes", pgtype.ByteaOID, idtype.NullSCRU128Bytes{SCRU128: maxBytes, Valid: true}, idtype.NullSCRU128Bytes{SCRU128: maxBytes, Valid: true}},
+		{"NullSCRU128Bytes", pgtype.ByteaOID, idtype.NullSCRU128Bytes{V: maxBytes, Valid: true}, idtype.NullSCRU128Bytes{V: maxBytes, Valid: true}},
 		{"NullSCRU128Bytes NULL", pgtype.ByteaOID, idtype.NullSCRU128Bytes{}, idtype.NullSCRU128Bytes{}},
 		{"[]*HUID", pgtype.Int8ArrayOID, []*idtype.HUID{nil, &huidPtr}, []*idtype.HUID{nil, &huidPtr}},
 		{"[]*SCRU128", pgtype.UUIDArrayOID, []*idtype.SCRU128{&scruPtr, nil}, []*idtype.SCRU128{&scruPtr, nil}},
@@ -135,7 +135,7 @@ func TestEncodeRejectsNegativeHUID(t *testing.T) {
 	}{
 		{"HUID", pgtype.Int8OID, neg},
 		{"*HUID", pgtype.Int8OID, &neg},
-		{"NullHUID", pgtype.Int8OID, idtype.NullHUID{HUID: neg, Valid: true}},
+		{"NullHUID", pgtype.Int8OID, idtype.NullHUID{V: neg, Valid: true}},
 		{"[]HUID", pgtype.Int8ArrayOID, []idtype.HUID{1, neg}},
 		{"HUID, unknown OID", 0, neg},
 		{"HUID into numeric", pgtype.NumericOID, neg},
@@ -240,7 +240,7 @@ func TestScanByteaIntoSCRU128(t *testing.T) {
 			var n, nViaScan idtype.NullSCRU128
 			errs := []error{m.Scan(pgtype.ByteaOID, f.code, buf, &id), viaScan.Scan(src),
 				m.Scan(pgtype.ByteaOID, f.code, buf, &n), nViaScan.Scan(src)}
-			if errors.Join(errs...) != nil || id != someSCRU128 || viaScan != id || n != nViaScan || n.SCRU128 != someSCRU128 {
+			if errors.Join(errs...) != nil || id != someSCRU128 || viaScan != id || n != nViaScan || n.V != someSCRU128 {
 				t.Errorf("%s: bytea %q scanned %v, %v (Scan: %v, %v), errors %v; want %v", f.name, src, id, n, viaScan, nViaScan, errs, someSCRU128)
 			}
 		}
@@ -261,11 +261,11 @@ func TestEncodeRejectsWrongForm(t *testing.T) {
 	}{
 		{pgtype.ByteaOID, someSCRU128, "idtype.SCRU128 cannot be stored in a bytea column; use idtype.SCRU128Bytes"},
 		{pgtype.ByteaOID, &someSCRU128, "idtype.SCRU128 cannot be stored in a bytea column"},
-		{pgtype.ByteaOID, idtype.NullSCRU128{SCRU128: someSCRU128, Valid: true}, "idtype.NullSCRU128 cannot be stored in a bytea column"},
+		{pgtype.ByteaOID, idtype.NullSCRU128{V: someSCRU128, Valid: true}, "idtype.NullSCRU128 cannot be stored in a bytea column"},
 		{pgtype.ByteaArrayOID, []idtype.SCRU128{someSCRU128}, "idtype.SCRU128 cannot be stored in a bytea column"},
 		{pgtype.UUIDOID, asBytes, "idtype.SCRU128Bytes cannot be stored in a uuid column; use idtype.SCRU128"},
 		{pgtype.UUIDOID, &asBytes, "idtype.SCRU128Bytes cannot be stored in a uuid column"},
-		{pgtype.UUIDOID, idtype.NullSCRU128Bytes{SCRU128: asBytes, Valid: true}, "idtype.NullSCRU128Bytes cannot be stored in a uuid column"},
+		{pgtype.UUIDOID, idtype.NullSCRU128Bytes{V: asBytes, Valid: true}, "idtype.NullSCRU128Bytes cannot be stored in a uuid column"},
 		{pgtype.UUIDArrayOID, []idtype.SCRU128Bytes{asBytes}, "idtype.SCRU128Bytes cannot be stored in a uuid column"},
 	}
 	m := newMap()
@@ -297,12 +297,13 @@ func TestEncodeRejectsHUIDAsFloat(t *testing.T) {
 	}{
 		{pgtype.Float8OID, big, "idtype.HUID cannot be encoded as float8: it would lose precision above 2^53; use a bigint (int8) or numeric column"},
 		{pgtype.Float8OID, idtype.HUID(7), "idtype.HUID cannot be encoded as float8"}, // refused by type, not by value
-		{pgtype.Float4OID, big, "idtype.HUID cannot be encoded as float4"},
+		{pgtype.Float4OID, big, "idtype.HUID cannot be encoded as float4: it would lose precision above 2^24; use a bigint (int8) or numeric column"},
+		{pgtype.Float4OID, idtype.HUID(16777217), "idtype.HUID cannot be encoded as float4"}, // 2^24+1, the first integer a float4 rounds
 		{pgtype.Float8OID, &big, "idtype.HUID cannot be encoded as float8"},
-		{pgtype.Float8OID, idtype.NullHUID{HUID: big, Valid: true}, "idtype.NullHUID cannot be encoded as float8"},
-		{pgtype.Float4OID, &idtype.NullHUID{HUID: big, Valid: true}, "idtype.NullHUID cannot be encoded as float4"},
+		{pgtype.Float8OID, idtype.NullHUID{V: big, Valid: true}, "idtype.NullHUID cannot be encoded as float8"},
+		{pgtype.Float4OID, &idtype.NullHUID{V: big, Valid: true}, "idtype.NullHUID cannot be encoded as float4: it would lose precision above 2^24"},
 		{pgtype.Float8ArrayOID, []idtype.HUID{big}, "idtype.HUID cannot be encoded as float8"},
-		{pgtype.Float4ArrayOID, []idtype.NullHUID{{}, {HUID: big, Valid: true}}, "idtype.NullHUID cannot be encoded as float4"},
+		{pgtype.Float4ArrayOID, []idtype.NullHUID{{}, {V: big, Valid: true}}, "idtype.NullHUID cannot be encoded as float4"},
 	}
 	m := newMap()
 	for _, f := range formats {

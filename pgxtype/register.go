@@ -1,10 +1,6 @@
 package pgxtype
 
-import (
-	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/sortid/sortid/idtype"
-)
+import "github.com/jackc/pgx/v5/pgtype"
 
 // Register teaches m the idtype types: HUID and NullHUID as int8,
 // SCRU128 and NullSCRU128 as uuid, SCRU128Bytes and
@@ -24,22 +20,40 @@ func Register(m *pgtype.Map) {
 		return
 	}
 	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{tryWrapEncodePlan}, m.TryWrapEncodePlanFuncs...)
-	// tryWrapScanPlan is not added to m.TryWrapScanPlanFuncs: pgx never
-	// consults those for a sql.Scanner target, which every idtype pointer is.
-	// extendedCodec applies it instead.
-	for _, oid := range []uint32{pgtype.Int8OID, pgtype.UUIDOID, pgtype.ByteaOID} {
-		extend(m, oid)
+	// Nothing is added to m.TryWrapScanPlanFuncs: pgx never consults those
+	// for a sql.Scanner target, which every idtype pointer is.
+	// extendedCodec.PlanScan wraps the targets instead.
+	for _, v := range valueTypes {
+		extend(m, v.base, true)
 	}
-	for oid := range floatTypes {
-		t, _ := m.TypeForOID(oid) // pgx registers float4 and float8 in every map
-		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: floatCodec{t.Codec}})
+	for _, v := range valueTypes {
+		for _, r := range v.refusals {
+			extend(m, r.oid, false)
+		}
+		t, _ := m.TypeForOID(v.base)
+		for _, f := range v.forms {
+			f.registerDefault(m, t.Name)
+		}
 	}
-	registerDefaultPgTypes(m)
+}
+
+// extend registers the built-in type of oid again, under its own name and
+// OID, with its codec wrapped in an extendedCodec that scans into the
+// idtype types if scan is set. It does nothing for a type already extended.
+func extend(m *pgtype.Map, oid uint32, scan bool) {
+	t, ok := m.TypeForOID(oid)
+	if !ok {
+		return // not reachable: pgx registers int8, uuid, bytea, float4 and float8 in every map
+	}
+	if _, done := t.Codec.(extendedCodec); done {
+		return
+	}
+	m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: extendedCodec{Codec: t.Codec, oid: oid, scan: scan}})
 }
 
 // registered reports whether Register already ran on m.
 func registered(m *pgtype.Map) bool {
-	t, ok := m.TypeForOID(pgtype.Int8OID)
+	t, ok := m.TypeForOID(valueTypes[0].base)
 	if !ok {
 		return false
 	}
@@ -47,83 +61,46 @@ func registered(m *pgtype.Map) bool {
 	return ok
 }
 
-// extend registers the type of oid again, under its own name and OID, with
-// its codec wrapped in an extendedCodec.
-func extend(m *pgtype.Map, oid uint32) {
-	t, ok := m.TypeForOID(oid)
-	if !ok {
-		return // not reachable: pgx registers int8, uuid and bytea in every map
-	}
-	m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: extendedCodec{Codec: t.Codec, oid: oid}})
-}
-
-// registerDefaultPgTypes maps each idtype type to the PostgreSQL type used
-// when the server does not say which it wants.
-func registerDefaultPgTypes(m *pgtype.Map) {
-	registerVariants[idtype.HUID](m, "int8")
-	registerVariants[idtype.NullHUID](m, "int8")
-	registerVariants[idtype.SCRU128](m, "uuid")
-	registerVariants[idtype.NullSCRU128](m, "uuid")
-	registerVariants[idtype.SCRU128Bytes](m, "bytea")
-	registerVariants[idtype.NullSCRU128Bytes](m, "bytea")
-}
-
-// registerVariants registers T, *T, []T, *[]T, []*T and *[]*T as pgx
-// registers its own types, so that pgtype.Map.SQLScanner finds them too.
-func registerVariants[T any](m *pgtype.Map, name string) {
-	var value T
-	m.RegisterDefaultPgType(value, name)
-	m.RegisterDefaultPgType(&value, name)
-	var slice []T
-	m.RegisterDefaultPgType(slice, "_"+name)
-	m.RegisterDefaultPgType(&slice, "_"+name)
-	var ptrSlice []*T
-	m.RegisterDefaultPgType(ptrSlice, "_"+name)
-	m.RegisterDefaultPgType(&ptrSlice, "_"+name)
-}
-
-// floatCodec is the float4 or float8 codec refusing to encode a HUID, which
-// it would round (see ErrInexactColumn). Everything else, scanning
-// included, is the wrapped codec's.
-type floatCodec struct{ pgtype.Codec }
-
-func (c floatCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	if plan := encodePlanFor(oid, format, value); plan != nil {
-		return plan
-	}
-	return c.Codec.PlanEncode(m, oid, format, value)
-}
-
-// extendedCodec is a built-in codec that also scans into the idtype types.
-// Everything else, DecodeValue included, is the wrapped codec's, so a plain
-// int64 still decodes as int64 and a uuid as [16]byte.
+// extendedCodec is a built-in codec that plans the idtype values first:
+// the codec of a type that holds one (int8, uuid, bytea) encodes them and
+// scans into them, that of a type that refuses one (float4, float8) only
+// refuses them. Everything else, DecodeValue included, is the wrapped
+// codec's, so a plain int64 still decodes as int64 and a uuid as [16]byte.
 type extendedCodec struct {
 	pgtype.Codec
-	oid uint32 // the built-in type extended: int8, uuid or bytea
+	oid  uint32 // the built-in type extended
+	scan bool   // whether it scans into the idtype types
 }
 
-// PlanEncode returns the plan of encodePlanFor for an idtype value (a
-// binary fast path that does not allocate, the hot path of CopyFrom and of
-// every parameter, or the refusal of the wrong SCRU128 form); every other
-// value gets the wrapped codec's plan, and pgx then tries the
-// TryWrapEncodePlanFuncs, tryWrapEncodePlan first.
+// PlanEncode returns the plan of the form of an idtype value (a binary
+// fast path that does not allocate, the hot path of CopyFrom and of every
+// parameter, or a refusal); every other value gets the wrapped codec's
+// plan, and pgx then tries the TryWrapEncodePlanFuncs, tryWrapEncodePlan
+// first.
 func (c extendedCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	if plan := encodePlanFor(c.oid, format, value); plan != nil {
-		return plan
+	if f, pointer, ok := formOf(value); ok && !pointer {
+		if plan := f.encodePlan(c.oid, format); plan != nil {
+			return plan
+		}
 	}
 	return c.Codec.PlanEncode(m, oid, format, value)
 }
 
-// PlanScan returns the binary fast path of scanPlanFor (the hot path of
-// every query), else the wrapped codec's plan for the pgtype scanner of an
-// idtype target, else the wrapped codec's plan for the target itself. It
-// returns nil when none fits (then pgx falls back to sql.Scanner).
+// PlanScan returns, for a pointer to an idtype value, the binary fast path
+// of its form (the hot path of every query), else the plan of its form's
+// wrapScan with this codec's plan for the target it converts to; for every
+// other target, and when that target has no plan, it returns the wrapped
+// codec's plan, or nil when none fits (then pgx falls back to sql.Scanner).
+// This is the TryWrapScanPlanFunc of the idtype types: pgx consults
+// pgtype.Map.TryWrapScanPlanFuncs only for targets that are not
+// sql.Scanners, which every idtype pointer is.
 func (c extendedCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {
-	if plan := scanPlanFor(c.oid, format, target); plan != nil {
-		return plan
-	}
-	if wrap, next, ok := tryWrapScanPlan(target); ok {
-		if plan := c.Codec.PlanScan(m, oid, format, next); plan != nil {
+	if f, pointer, ok := formOf(target); c.scan && ok && pointer {
+		if plan := f.scanPlan(c.oid, format); plan != nil {
+			return plan
+		}
+		wrap, next := f.wrapScan(target)
+		if plan := c.PlanScan(m, oid, format, next); plan != nil {
 			wrap.SetNext(plan)
 			return wrap
 		}

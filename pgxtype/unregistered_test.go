@@ -75,7 +75,7 @@ func TestWithoutRegisterSlices(t *testing.T) {
 		arg any
 	}{
 		{"SELECT $1::bigint[]::text", []idtype.HUID{someHUID, 0}},
-		{"SELECT $1::bigint[]::text", []idtype.NullHUID{{}, {HUID: someHUID, Valid: true}}},
+		{"SELECT $1::bigint[]::text", []idtype.NullHUID{{}, {V: someHUID, Valid: true}}},
 		{"SELECT $1::uuid[]::text", []idtype.SCRU128{someSCRU128}},
 		{"SELECT $1::huid[]::text", []idtype.HUID{someHUID, 0}},
 	}

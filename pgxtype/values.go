@@ -1,12 +1,58 @@
 package pgxtype
 
 import (
+	"fmt"
+
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sortid/sortid/idtype"
 )
 
-// The types in this file give the idtype types the pgtype interfaces of the
+// valueTypes is the one table this package is driven by: each value type
+// of idtype, the built-in PostgreSQL type that holds it, the pgtype
+// wrappers through which that type's codec encodes and scans it (below),
+// and the column types that cannot hold it. Its Null, idtype.Null[T],
+// follows from the row: it is NULL or the value. Register, the plans and the
+// default PostgreSQL types all read this table, and nothing else names the
+// idtype types.
+var valueTypes = []*valueType{
+	newValueType("HUID", pgtype.Int8OID,
+		func(v idtype.HUID) any { return huidValue(v) },
+		func(p *idtype.HUID) any { return (*huidValue)(p) },
+		inexact(pgtype.Float4OID, "float4", 24), inexact(pgtype.Float8OID, "float8", 53)),
+	newValueType("SCRU128", pgtype.UUIDOID,
+		func(v idtype.SCRU128) any { return scru128Value(v) },
+		func(p *idtype.SCRU128) any { return (*scru128Value)(p) },
+		otherForm(pgtype.ByteaOID, "bytea", "SCRU128Bytes")),
+	newValueType("SCRU128Bytes", pgtype.ByteaOID,
+		func(v idtype.SCRU128Bytes) any { return scru128BytesValue(v) },
+		func(p *idtype.SCRU128Bytes) any { return (*scru128BytesValue)(p) },
+		otherForm(pgtype.UUIDOID, "uuid", "SCRU128")),
+}
+
+// A refusal is a column type that cannot hold a value type: the value (or
+// its valid Null) bound to a parameter of that type fails with err, which
+// names the Go type and then says text.
+type refusal struct {
+	oid  uint32
+	err  error
+	text string
+}
+
+// otherForm refuses a SCRU128 form for column, the column type of the
+// other form, use (see ErrColumnForm).
+func otherForm(oid uint32, column, use string) refusal {
+	return refusal{oid, ErrColumnForm, fmt.Sprintf("cannot be stored in a %s column; use idtype.%s or idtype.Null%s", column, use, use)}
+}
+
+// inexact refuses a HUID for the floating-point type column, whose
+// significand holds integers exactly only up to 2^bits (see
+// ErrInexactColumn).
+func inexact(oid uint32, column string, bits int) refusal {
+	return refusal{oid, ErrInexactColumn, fmt.Sprintf("cannot be encoded as %s: it would lose precision above 2^%d; use a bigint (int8) or numeric column", column, bits)}
+}
+
+// The types below give the idtype types the pgtype interfaces of the
 // built-in codecs (Int64Valuer/Int64Scanner for int8, UUIDValuer/UUIDScanner
 // for uuid, BytesValuer/BytesScanner for bytea). The plans in plans.go
 // convert an idtype value or pointer to one of them and hand it to the
@@ -37,32 +83,9 @@ func (h *huidValue) ScanInt64(v pgtype.Int8) error {
 	return nil
 }
 
-// nullHUIDValue is a NullHUID as an Int64Valuer; a *nullHUIDValue is an Int64Scanner.
-type nullHUIDValue idtype.NullHUID
-
-// Int64Value implements pgtype.Int64Valuer: NULL when not Valid.
-func (n nullHUIDValue) Int64Value() (pgtype.Int8, error) {
-	if !n.Valid {
-		return pgtype.Int8{}, nil
-	}
-	return huidValue(n.HUID).Int64Value()
-}
-
-// ScanInt64 implements pgtype.Int64Scanner: NULL gives Valid=false.
-func (n *nullHUIDValue) ScanInt64(v pgtype.Int8) error {
-	if !v.Valid {
-		return (*idtype.NullHUID)(n).Scan(nil)
-	}
-	if err := (*huidValue)(&n.HUID).ScanInt64(v); err != nil {
-		return err
-	}
-	n.Valid = true
-	return nil
-}
-
 // scru128Value is a SCRU128 as a UUIDValuer; a *scru128Value is a
 // UUIDScanner and a BytesScanner. It has no BytesValue: a SCRU128 bound to
-// a bytea parameter is refused (encodePlanFor).
+// a bytea parameter is refused (otherForm).
 type scru128Value idtype.SCRU128
 
 // UUIDValue implements pgtype.UUIDValuer.
@@ -80,36 +103,13 @@ func (id *scru128Value) ScanUUID(v pgtype.UUID) error {
 }
 
 // ScanBytes implements pgtype.BytesScanner as SCRU128.Scan does without
-// Register: 16 raw bytes, or the text of the UUID or base32 form.
+// Register: 16 raw bytes, or the text of the UUID or base32 form; NULL is
+// an error.
 func (id *scru128Value) ScanBytes(v []byte) error {
-	return scanBytes((*idtype.SCRU128)(id), v)
-}
-
-// nullSCRU128Value is the NullSCRU128 counterpart of scru128Value.
-type nullSCRU128Value idtype.NullSCRU128
-
-// UUIDValue implements pgtype.UUIDValuer: NULL when not Valid.
-func (n nullSCRU128Value) UUIDValue() (pgtype.UUID, error) {
-	return pgtype.UUID{Bytes: n.SCRU128, Valid: n.Valid}, nil
-}
-
-// ScanUUID implements pgtype.UUIDScanner: NULL gives Valid=false.
-func (n *nullSCRU128Value) ScanUUID(v pgtype.UUID) error {
-	*n = nullSCRU128Value{SCRU128: v.Bytes, Valid: v.Valid}
-	return nil
-}
-
-// ScanBytes implements pgtype.BytesScanner as NullSCRU128.Scan does.
-func (n *nullSCRU128Value) ScanBytes(v []byte) error {
-	return scanBytes((*idtype.NullSCRU128)(n), v)
-}
-
-// scanBytes hands a bytea value to s.Scan, NULL as nil.
-func scanBytes(s interface{ Scan(any) error }, v []byte) error {
 	if v == nil {
-		return s.Scan(nil)
+		return (*idtype.SCRU128)(id).Scan(nil)
 	}
-	return s.Scan(v)
+	return (*idtype.SCRU128)(id).Scan(v)
 }
 
 // scru128BytesValue is a SCRU128Bytes as a BytesValuer; a *scru128BytesValue
@@ -125,28 +125,4 @@ func (b *scru128BytesValue) ScanBytes(v []byte) error {
 		return (*idtype.SCRU128Bytes)(b).Scan(nil)
 	}
 	return (*idtype.SCRU128)(b).UnmarshalBinary(v)
-}
-
-// nullSCRU128BytesValue is the NullSCRU128Bytes counterpart of scru128BytesValue.
-type nullSCRU128BytesValue idtype.NullSCRU128Bytes
-
-// BytesValue implements pgtype.BytesValuer: nil (NULL) when not Valid.
-func (n nullSCRU128BytesValue) BytesValue() ([]byte, error) {
-	if !n.Valid {
-		return nil, nil
-	}
-	return n.SCRU128[:], nil
-}
-
-// ScanBytes implements pgtype.BytesScanner: NULL gives Valid=false, other
-// lengths than 16 are errors.
-func (n *nullSCRU128BytesValue) ScanBytes(v []byte) error {
-	if v == nil {
-		return (*idtype.NullSCRU128Bytes)(n).Scan(nil)
-	}
-	if err := (*scru128BytesValue)(&n.SCRU128).ScanBytes(v); err != nil {
-		return err
-	}
-	n.Valid = true
-	return nil
 }

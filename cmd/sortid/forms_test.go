@@ -184,6 +184,55 @@ func TestBinaryInspectBytesForms(t *testing.T) {
 	}
 }
 
+// The refusals of an input starting with "-" (errDashInput).
+const (
+	negativeNumber = `idtype: invalid HUID: a negative number (a minus sign and digits, -0 included); a HUID is 1 to 19 decimal digits without a sign, in [0, 2^63-1]`
+	flagLike       = `not an ID: it starts with "-" like a flag, and no ID does (inspect's only flag is -h); want a HUID (1 to 19 decimal digits), a SCRU128 (26 base32 characters), or a SCRU128 as a UUID (36 characters), as 32 hex digits or as \x and 32 hex digits`
+)
+
+// TestBinaryInspectRefusesDashInputs: -0 and -00 once printed null with
+// exit status 0, as ParseInt reads them as 0. Given as arguments (where
+// parseArgs passes a negative number on as an input), after --, or on
+// stdin, every input starting with "-" is refused with exit status 1, named,
+// and nothing is printed on stdout.
+func TestBinaryInspectRefusesDashInputs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		stdin      string
+		args       []string
+		wantStderr string
+	}{
+		{"-0", "", []string{"inspect", "-0"},
+			`sortid: inspect: "-0": ` + negativeNumber + "\nsortid: inspect: 1 of 1 IDs invalid\n"},
+		{"-00 and -0 and -5", "", []string{"inspect", "-00", "-0", "-5"},
+			`sortid: inspect: "-00": ` + negativeNumber + "\n" + `sortid: inspect: "-0": ` + negativeNumber + "\n" +
+				`sortid: inspect: "-5": ` + negativeNumber + "\nsortid: inspect: 3 of 3 IDs invalid\n"},
+		{"after --", "", []string{"inspect", "--", "-0", "-x", "--"},
+			`sortid: inspect: "-0": ` + negativeNumber + "\n" + `sortid: inspect: "-x": ` + flagLike + "\n" +
+				`sortid: inspect: "--": ` + flagLike + "\nsortid: inspect: 3 of 3 IDs invalid\n"},
+		{"stdin", "-0\n-00\r\n  -0  \n--n=3\n", []string{"inspect"},
+			`sortid: inspect: "-0": ` + negativeNumber + "\n" + `sortid: inspect: "-00": ` + negativeNumber + "\n" +
+				`sortid: inspect: "-0": ` + negativeNumber + "\n" + `sortid: inspect: "--n=3": ` + flagLike + "\nsortid: inspect: 4 of 4 IDs invalid\n"},
+		{"stdin without final newline", "-0", []string{"inspect"},
+			`sortid: inspect: "-0": ` + negativeNumber + "\nsortid: inspect: 1 of 1 IDs invalid\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := runBinary(t, tt.stdin, tt.args...)
+			if r.code != exitFailure || r.stdout != "" || r.stderr != tt.wantStderr {
+				t.Errorf("exit %d, stdout %q, stderr %q\nwant 1, nothing, %q", r.code, r.stdout, r.stderr, tt.wantStderr)
+			}
+		})
+	}
+	// A flag inspect does not have is still bad usage, not an input.
+	r := runBinary(t, "", "inspect", "-x")
+	if r.code != exitUsage || r.stdout != "" || !strings.HasPrefix(r.stderr, "sortid: inspect: flag provided but not defined: -x\n") {
+		t.Errorf("inspect -x: exit %d, stdout %q, stderr %q; want 2 and a usage error", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestBinaryInspectRejections(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", 10<<20)
@@ -198,7 +247,14 @@ func TestBinaryInspectRejections(t *testing.T) {
 		{`00d2fb003ddb7f58cbbe5cf2f04425b-`, `sortid: inspect: "00d2fb003ddb7f58cbbe5cf2f04425b-": '-' (U+002D) at offset 31 is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \x` + "\n"},
 		{"00d2fb003ddb7f58cbbe5cf2f04425é", `sortid: inspect: "00d2fb003ddb7f58cbbe5cf2f04425é": 'é' (U+00E9) at offset 30 is not a hex digit; a SCRU128 in hex is 32 hex digits, optionally after \x` + "\n"},
 		{`\y00d2fb003ddb7f58cbbe5cf2f04425b2`, `sortid: inspect: "\\y00d2fb003ddb7f58cbbe5cf2f04425b2": ` + errNotAnID.Error() + "\n"},
-		{"-1", `sortid: inspect: "-1": idtype: invalid HUID: -1 is negative; HUIDs lie in [0, 2^63-1]` + "\n"},
+		{"-1", `sortid: inspect: "-1": ` + negativeNumber + "\n"},
+		{"-0", `sortid: inspect: "-0": ` + negativeNumber + "\n"},
+		{"-00", `sortid: inspect: "-00": ` + negativeNumber + "\n"},
+		{" -0 ", `sortid: inspect: "-0": ` + negativeNumber + "\n"},
+		{"-99999999999999999999999999", `sortid: inspect: "-99999999999999999999999999": ` + negativeNumber + "\n"},
+		{"-n", `sortid: inspect: "-n": ` + flagLike + "\n"},
+		{"--", `sortid: inspect: "--": ` + flagLike + "\n"},
+		{"-" + long, `sortid: inspect: "-` + long[:63] + `"... (10485761 characters): ` + flagLike + "\n"},
 		{"01ARZ3NDEKTSV4RRFFQ69G5FAV", `sortid: inspect: "01ARZ3NDEKTSV4RRFFQ69G5FAV": looks like a ULID (26 Crockford base32 characters: 0-9 and A-Z without I, L, O, U), which sortid does not decode; as a SCRU128: idtype: invalid SCRU128: "01ARZ3NDEKTSV4RRFFQ69G5FAV" has 'Z' (U+005A) at offset 4; base32 digits are 0-9 and A-V` + "\n"},
 		{"7zzzzzzzzzzzzzzzzzzzzzzzzz", `sortid: inspect: "7zzzzzzzzzzzzzzzzzzzzzzzzz": looks like a ULID (26 Crockford base32 characters: 0-9 and A-Z without I, L, O, U), which sortid does not decode; as a SCRU128: idtype: invalid SCRU128: "7zzzzzzzzzzzzzzzzzzzzzzzzz" has 'z' (U+007A) at offset 1; base32 digits are 0-9 and A-V` + "\n"},
 		{"8ZZZZZZZZZZZZZZZZZZZZZZZZZ", `sortid: inspect: "8ZZZZZZZZZZZZZZZZZZZZZZZZZ": idtype: invalid SCRU128: "8ZZZZZZZZZZZZZZZZZZZZZZZZZ" has 'Z' (U+005A) at offset 1; base32 digits are 0-9 and A-V` + "\n"},

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +18,11 @@ const inspectHelp = `Usage: sortid inspect [ID...]
 
 Decode each ID given as an argument, or, with no arguments, each line of
 stdin (blank lines are skipped), and print one JSON object per ID on stdout.
-Spaces around an ID are ignored; use -- before IDs that start with "-"
-(a negative number, such as -5, is taken as an ID without it, and named as
-an invalid HUID).
+Spaces around an ID are ignored. No ID starts with "-": an argument that
+does is a flag (only -h exists), except a negative number such as -5 or -0,
+which is taken as an input; such an input, or any input starting with "-"
+after -- or on stdin, is refused as invalid (a negative number is named as
+an invalid HUID, anything else as looking like a flag).
 
 The kind is detected from the text, which is never ambiguous:
   1 to 19 decimal digits            HUID (leading zeros allowed)
@@ -197,11 +198,8 @@ func describe(id string, now time.Time) (info any, warning string, err error) {
 		return describeHUID(id, h), "", nil
 	case len(id) == scru128V2Len && isBase36(id):
 		return nil, "", errors.New("a 25-character base36 string is a SCRU128 v2 ID; sortid implements SCRU128 v1.0.2 (26 base32 characters) and cannot read v2 IDs")
-	case isNegativeNumber(id):
-		if v, err := strconv.ParseInt(id, 10, 64); err == nil {
-			_, err = idtype.HUIDFromInt64(v) // fails, naming the rule
-			return nil, "", err
-		}
+	case strings.HasPrefix(id, "-"):
+		return nil, "", errDashInput(id)
 	}
 	u, ok, err := parseSCRU128Forms(id)
 	if !ok {
@@ -227,7 +225,24 @@ const (
 	scru128V2Len  = 25 // SCRU128 v2: 25 base36 digits
 )
 
-var errNotAnID = errors.New("not an ID: want a HUID (1 to 19 decimal digits), a SCRU128 (26 base32 characters), or a SCRU128 as a UUID (36 characters), as 32 hex digits or as \\x and 32 hex digits")
+// idForms lists the forms inspect reads, for the errors that name none.
+const idForms = "a HUID (1 to 19 decimal digits), a SCRU128 (26 base32 characters), or a SCRU128 as a UUID (36 characters), as 32 hex digits or as \\x and 32 hex digits"
+
+var errNotAnID = errors.New("not an ID: want " + idForms)
+
+// errDashInput is the one rule for an input that starts with "-", whether it
+// came as an argument (a negative number, which parseArgs passes on as an
+// input, or anything after --) or as a line of stdin: no form of an ID
+// starts with "-", so it is refused, never decoded. A minus sign and digits
+// (-5, -0, -00) is named as a negative number, which no HUID is, even when
+// its value is 0; anything else (-x, --n=3) is named as looking like a flag.
+// The message does not repeat id: the warning that carries it quotes it.
+func errDashInput(id string) error {
+	if isNegativeNumber(id) {
+		return fmt.Errorf("%w: a negative number (a minus sign and digits, -0 included); a HUID is 1 to 19 decimal digits without a sign, in [0, 2^63-1]", idtype.ErrInvalidHUID)
+	}
+	return errors.New(`not an ID: it starts with "-" like a flag, and no ID does (inspect's only flag is -h); want ` + idForms)
+}
 
 // parseSCRU128Forms parses the forms of a SCRU128 inspect accepts: 26
 // base32 characters, a UUID, 32 hex digits (inspect's own hex key) and \x

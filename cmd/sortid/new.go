@@ -100,8 +100,7 @@ const huidBatch = 4096
 // batch comes sorted from FillHUIDs; the HUIDs of a batch's last
 // millisecond are held back and sorted with the next batch, which may hold
 // smaller ones of that millisecond, so that the whole run ascends without
-// keeping all n in memory. (The generator's millisecond never goes back
-// within a run unless the clock goes back by more than 10 s.)
+// keeping all n in memory. (The generator's millisecond never goes back.)
 func writeHUIDs(w *bufio.Writer, n int) error {
 	var pending []idtype.HUID
 	batch := make([]idtype.HUID, huidBatch)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -41,6 +42,10 @@ func TestRunExitCodes(t *testing.T) {
 		{"inspect vector", []string{"inspect", specHUID.Input}, "", exitOK, `"random":87381`, ""},
 		{"inspect stdin", []string{"inspect"}, specSCRU128.Input + "\n", exitOK, `"counter":192895179`, ""},
 		{"inspect mixed", []string{"inspect", "", specHUID.Input}, "", exitFailure, `"decimal":"258037077"`, `sortid: inspect: "": not an ID`},
+		{"inspect -0", []string{"inspect", "-0"}, "", exitFailure, "", `sortid: inspect: "-0": idtype: invalid HUID: a negative number`},
+		{"inspect -00 after --", []string{"inspect", "--", "-00"}, "", exitFailure, "", `sortid: inspect: "-00": idtype: invalid HUID: a negative number`},
+		{"inspect -0 on stdin", []string{"inspect"}, "-0\n", exitFailure, "", `sortid: inspect: "-0": idtype: invalid HUID: a negative number`},
+		{"inspect flag-like on stdin", []string{"inspect"}, "-n\n", exitFailure, "", `sortid: inspect: "-n": not an ID: it starts with "-" like a flag`},
 		{"inspect count of invalid", []string{"inspect", "x", "y", specHUID.Input}, "", exitFailure, specHUID.Input, "2 of 3 IDs invalid"},
 		{"range", []string{"range", "--from", "1767225600000", "--to", "1767225600001"}, "", exitOK, "sql id BETWEEN 0 AND 2097151\n", ""},
 		{"range empty", []string{"range", "--from", "1767225600001", "--to", "1767225600000"}, "", exitFailure, "", "invalid time window"},
@@ -110,34 +115,53 @@ func TestParseArgsErrors(t *testing.T) {
 	}
 }
 
+// describeVectors: an input and the kind describe detects, "" for invalid.
+// TestDescribeDetectsKind checks them; FuzzDescribe starts from them.
+var describeVectors = []struct {
+	input    string
+	wantKind idKind // "" for invalid
+}{
+	{"0", kindHUID},
+	{"258037077", kindHUID},
+	{"9223372036854775807", kindHUID},
+	{"0000000000000000000", kindHUID},
+	{"9223372036854775808", ""},                 // 2^63
+	{"00000000000000000000", ""},                // 20 digits
+	{"12345678901234567890123456", kindSCRU128}, // 26 digits are base32 digits
+	{"00QBTG0FERFTCCNFISUBO489DI", kindSCRU128},
+	{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2", kindSCRU128},
+	{"00d2fb003ddb7f58cbbe5cf2f04425b2", kindSCRU128},   // the hex key
+	{`\x00d2fb003ddb7f58cbbe5cf2f04425b2`, kindSCRU128}, // psql's bytea
+	{"00d2fb003ddb7f58cbbe5cf2f04425bg", ""},
+	{`\y00d2fb003ddb7f58cbbe5cf2f04425b2`, ""},
+	{"0123456789abcdefghijklmno", ""}, // SCRU128 v2
+	{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425bz", ""},
+	{"00QBTG0FERFTCCNFISUBO489DW", ""}, // W is not base32hex
+	{"", ""},
+	{"+1", ""},
+	{"1 2", ""},
+	{"١٢٣", ""}, // non-ASCII digits
+	// No ID starts with "-": a negative number is refused even when its value
+	// is 0 (ParseInt reads -0 and -00 as 0, which once printed null), and so
+	// is any other input with a leading "-", of any length.
+	{"-0", ""},
+	{"-00", ""},
+	{"-1", ""},
+	{"-9223372036854775808", ""},
+	{"-9223372036854775809", ""},
+	{"-", ""},
+	{"--", ""},
+	{"-x", ""},
+	{"--n=3", ""},
+	{"-1234567890123456789012345", ""},       // 26 characters
+	{"-0QBTG0FERFTCCNFISUBO489DI", ""},       // 26, base32 after the "-"
+	{"-0d2fb003ddb7f58cbbe5cf2f04425b2", ""}, // 32, hex after the "-"
+	{"-00d2fb0-3ddb-7f58-cbbe-5cf2f04425b2", ""}, // 36, a UUID's length
+}
+
 func TestDescribeDetectsKind(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		input    string
-		wantKind idKind // "" for invalid
-	}{
-		{"0", kindHUID},
-		{"258037077", kindHUID},
-		{"9223372036854775807", kindHUID},
-		{"0000000000000000000", kindHUID},
-		{"9223372036854775808", ""},                 // 2^63
-		{"00000000000000000000", ""},                // 20 digits
-		{"12345678901234567890123456", kindSCRU128}, // 26 digits are base32 digits
-		{"00QBTG0FERFTCCNFISUBO489DI", kindSCRU128},
-		{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425b2", kindSCRU128},
-		{"00d2fb003ddb7f58cbbe5cf2f04425b2", kindSCRU128},   // the hex key
-		{`\x00d2fb003ddb7f58cbbe5cf2f04425b2`, kindSCRU128}, // psql's bytea
-		{"00d2fb003ddb7f58cbbe5cf2f04425bg", ""},
-		{`\y00d2fb003ddb7f58cbbe5cf2f04425b2`, ""},
-		{"0123456789abcdefghijklmno", ""}, // SCRU128 v2
-		{"00d2fb00-3ddb-7f58-cbbe-5cf2f04425bz", ""},
-		{"00QBTG0FERFTCCNFISUBO489DW", ""}, // W is not base32hex
-		{"", ""},
-		{"+1", ""},
-		{"1 2", ""},
-		{"١٢٣", ""}, // non-ASCII digits
-	}
-	for _, tt := range tests {
+	for _, tt := range describeVectors {
 		info, _, err := describe(tt.input, time.Now())
 		var kind idKind
 		switch info := info.(type) {
@@ -150,6 +174,44 @@ func TestDescribeDetectsKind(t *testing.T) {
 			t.Errorf("describe(%q) = kind %q, error %v; want kind %q", tt.input, kind, err, tt.wantKind)
 		}
 	}
+}
+
+// FuzzDescribe checks what inspect promises of any input: it is either an
+// ID, described with the input it came from, or refused with an error;
+// never neither (a nil description with no error printed null and exited
+// 0). No ID starts with "-", so such an input is always refused, and a
+// negative number is named as one.
+func FuzzDescribe(f *testing.F) {
+	for _, v := range describeVectors {
+		f.Add(v.input)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		info, _, err := describe(id, time.Now())
+		var input string
+		switch info := info.(type) {
+		case huidInfo:
+			input = info.Input
+		case scru128Info:
+			input = info.Input
+		case nil:
+			if err == nil {
+				t.Fatalf("describe(%q): no description and no error", id)
+			}
+			input = id
+		default:
+			t.Fatalf("describe(%q) = %T", id, info)
+		}
+		switch {
+		case err != nil && info != nil:
+			t.Fatalf("describe(%q) = %+v and error %v", id, info, err)
+		case input != id:
+			t.Fatalf("describe(%q) describes input %q", id, input)
+		case strings.HasPrefix(id, "-") && err == nil:
+			t.Fatalf("describe(%q) accepted an input starting with \"-\"", id)
+		case isNegativeNumber(id) && !strings.Contains(fmt.Sprint(err), "a negative number"):
+			t.Fatalf("describe(%q): %v, want it named as a negative number", id, err)
+		}
+	})
 }
 
 func TestIsSQLIdentifier(t *testing.T) {

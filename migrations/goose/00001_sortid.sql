@@ -840,29 +840,35 @@ COMMENT ON FUNCTION sortid_check_time(pg_catalog.text, pg_catalog.text, pg_catal
 -- +goose StatementEnd
 
 -- huid_check_time is sortid_check_time for a HUID, now being clock_timestamp() at each
--- call: for a BEFORE INSERT trigger or a CHECK constraint on keys that clients make.
--- A negative HUID raises 22003 (huid_timestamp).
+-- call rounded down to its millisecond: the key's millisecond is compared with now's, as
+-- Go's idtype.TimeCheck does, so a key made in the current millisecond passes even with
+-- no skew allowed (huid_check_time(huid_generate(), '0', '0') is true), and one 1 ms
+-- before or after it does not. For a BEFORE INSERT trigger or a CHECK constraint on keys
+-- that clients make. A negative HUID raises 22003 (huid_timestamp).
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION huid_check_time(id bigint, past interval, future interval)
 RETURNS boolean
 LANGUAGE sql VOLATILE PARALLEL SAFE
-RETURN sortid_check_time('HUID', id::pg_catalog.text, huid_timestamp(id), past, future, pg_catalog.clock_timestamp());
+RETURN sortid_check_time('HUID', id::pg_catalog.text, huid_timestamp(id), past, future,
+                         pg_catalog.date_trunc('milliseconds', pg_catalog.clock_timestamp()));
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-COMMENT ON FUNCTION huid_check_time(bigint, interval, interval) IS 'sortid: true when the HUID was made at most past before and future after clock_timestamp(); errors naming its time otherwise.';
+COMMENT ON FUNCTION huid_check_time(bigint, interval, interval) IS 'sortid: true when the HUID''s millisecond lies at most past before and future after the millisecond of clock_timestamp() (a key of the current millisecond passes with no skew); errors naming its time otherwise.';
 -- +goose StatementEnd
 
--- scru128_check_time is huid_check_time for a SCRU128 (uuid).
+-- scru128_check_time is huid_check_time for a SCRU128 (uuid), with the same rule: its
+-- millisecond against the millisecond of clock_timestamp().
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION scru128_check_time(id uuid, past interval, future interval)
 RETURNS boolean
 LANGUAGE sql VOLATILE PARALLEL SAFE
-RETURN sortid_check_time('SCRU128', id::pg_catalog.text, scru128_timestamp(id), past, future, pg_catalog.clock_timestamp());
+RETURN sortid_check_time('SCRU128', id::pg_catalog.text, scru128_timestamp(id), past, future,
+                         pg_catalog.date_trunc('milliseconds', pg_catalog.clock_timestamp()));
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-COMMENT ON FUNCTION scru128_check_time(pg_catalog.uuid, interval, interval) IS 'sortid: true when the SCRU128 was made at most past before and future after clock_timestamp(); errors naming its time otherwise.';
+COMMENT ON FUNCTION scru128_check_time(pg_catalog.uuid, interval, interval) IS 'sortid: true when the SCRU128''s millisecond lies at most past before and future after the millisecond of clock_timestamp() (a key of the current millisecond passes with no skew); errors naming its time otherwise.';
 -- +goose StatementEnd
 
 -- scru128_bytes: domain for bytea columns holding a SCRU128 ID (exactly 16 bytes). A

@@ -20,7 +20,7 @@ type Event struct {
 	// Trace holds the value of the "trace" field.
 	Trace idtype.SCRU128 `json:"trace,omitempty"`
 	// Parent holds the value of the "parent" field.
-	Parent idtype.NullHUID `json:"parent,omitempty"`
+	Parent *idtype.HUID `json:"parent,omitempty"`
 	// Name holds the value of the "name" field.
 	Name         string `json:"name,omitempty"`
 	selectValues sql.SelectValues
@@ -31,10 +31,10 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case event.FieldParent:
+			values[i] = &sql.NullScanner{S: new(idtype.HUID)}
 		case event.FieldID:
 			values[i] = new(idtype.HUID)
-		case event.FieldParent:
-			values[i] = new(idtype.NullHUID)
 		case event.FieldTrace:
 			values[i] = new(idtype.SCRU128)
 		case event.FieldName:
@@ -67,10 +67,11 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				_m.Trace = *value
 			}
 		case event.FieldParent:
-			if value, ok := values[i].(*idtype.NullHUID); !ok {
+			if value, ok := values[i].(*sql.NullScanner); !ok {
 				return fmt.Errorf("unexpected type %T for field parent", values[i])
-			} else if value != nil {
-				_m.Parent = *value
+			} else if value.Valid {
+				_m.Parent = new(idtype.HUID)
+				*_m.Parent = *value.S.(*idtype.HUID)
 			}
 		case event.FieldName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -117,8 +118,10 @@ func (_m *Event) String() string {
 	builder.WriteString("trace=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Trace))
 	builder.WriteString(", ")
-	builder.WriteString("parent=")
-	builder.WriteString(fmt.Sprintf("%v", _m.Parent))
+	if v := _m.Parent; v != nil {
+		builder.WriteString("parent=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)

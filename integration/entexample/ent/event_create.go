@@ -35,13 +35,13 @@ func (_c *EventCreate) SetNillableTrace(v *idtype.SCRU128) *EventCreate {
 }
 
 // SetParent sets the "parent" field.
-func (_c *EventCreate) SetParent(v idtype.NullHUID) *EventCreate {
+func (_c *EventCreate) SetParent(v idtype.HUID) *EventCreate {
 	_c.mutation.SetParent(v)
 	return _c
 }
 
 // SetNillableParent sets the "parent" field if the given value is not nil.
-func (_c *EventCreate) SetNillableParent(v *idtype.NullHUID) *EventCreate {
+func (_c *EventCreate) SetNillableParent(v *idtype.HUID) *EventCreate {
 	if v != nil {
 		_c.SetParent(*v)
 	}
@@ -162,7 +162,7 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	}
 	if value, ok := _c.mutation.Parent(); ok {
 		_spec.SetField(event.FieldParent, field.TypeInt64, value)
-		_node.Parent = value
+		_node.Parent = &value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(event.FieldName, field.TypeString, value)

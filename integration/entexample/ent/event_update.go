@@ -43,16 +43,23 @@ func (_u *EventUpdate) SetNillableTrace(v *idtype.SCRU128) *EventUpdate {
 }
 
 // SetParent sets the "parent" field.
-func (_u *EventUpdate) SetParent(v idtype.NullHUID) *EventUpdate {
+func (_u *EventUpdate) SetParent(v idtype.HUID) *EventUpdate {
+	_u.mutation.ResetParent()
 	_u.mutation.SetParent(v)
 	return _u
 }
 
 // SetNillableParent sets the "parent" field if the given value is not nil.
-func (_u *EventUpdate) SetNillableParent(v *idtype.NullHUID) *EventUpdate {
+func (_u *EventUpdate) SetNillableParent(v *idtype.HUID) *EventUpdate {
 	if v != nil {
 		_u.SetParent(*v)
 	}
+	return _u
+}
+
+// AddParent adds value to the "parent" field.
+func (_u *EventUpdate) AddParent(v idtype.HUID) *EventUpdate {
+	_u.mutation.AddParent(v)
 	return _u
 }
 
@@ -123,6 +130,9 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Parent(); ok {
 		_spec.SetField(event.FieldParent, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.AddedParent(); ok {
+		_spec.AddField(event.FieldParent, field.TypeInt64, value)
+	}
 	if _u.mutation.ParentCleared() {
 		_spec.ClearField(event.FieldParent, field.TypeInt64)
 	}
@@ -164,16 +174,23 @@ func (_u *EventUpdateOne) SetNillableTrace(v *idtype.SCRU128) *EventUpdateOne {
 }
 
 // SetParent sets the "parent" field.
-func (_u *EventUpdateOne) SetParent(v idtype.NullHUID) *EventUpdateOne {
+func (_u *EventUpdateOne) SetParent(v idtype.HUID) *EventUpdateOne {
+	_u.mutation.ResetParent()
 	_u.mutation.SetParent(v)
 	return _u
 }
 
 // SetNillableParent sets the "parent" field if the given value is not nil.
-func (_u *EventUpdateOne) SetNillableParent(v *idtype.NullHUID) *EventUpdateOne {
+func (_u *EventUpdateOne) SetNillableParent(v *idtype.HUID) *EventUpdateOne {
 	if v != nil {
 		_u.SetParent(*v)
 	}
+	return _u
+}
+
+// AddParent adds value to the "parent" field.
+func (_u *EventUpdateOne) AddParent(v idtype.HUID) *EventUpdateOne {
+	_u.mutation.AddParent(v)
 	return _u
 }
 
@@ -273,6 +290,9 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if value, ok := _u.mutation.Parent(); ok {
 		_spec.SetField(event.FieldParent, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedParent(); ok {
+		_spec.AddField(event.FieldParent, field.TypeInt64, value)
 	}
 	if _u.mutation.ParentCleared() {
 		_spec.ClearField(event.FieldParent, field.TypeInt64)

@@ -34,7 +34,8 @@ type EventMutation struct {
 	typ           string
 	id            *idtype.HUID
 	trace         *idtype.SCRU128
-	parent        *idtype.NullHUID
+	parent        *idtype.HUID
+	addparent     *idtype.HUID
 	name          *string
 	clearedFields map[string]struct{}
 	done          bool
@@ -183,12 +184,13 @@ func (m *EventMutation) ResetTrace() {
 }
 
 // SetParent sets the "parent" field.
-func (m *EventMutation) SetParent(ih idtype.NullHUID) {
-	m.parent = &ih
+func (m *EventMutation) SetParent(i idtype.HUID) {
+	m.parent = &i
+	m.addparent = nil
 }
 
 // Parent returns the value of the "parent" field in the mutation.
-func (m *EventMutation) Parent() (r idtype.NullHUID, exists bool) {
+func (m *EventMutation) Parent() (r idtype.HUID, exists bool) {
 	v := m.parent
 	if v == nil {
 		return
@@ -199,7 +201,7 @@ func (m *EventMutation) Parent() (r idtype.NullHUID, exists bool) {
 // OldParent returns the old "parent" field's value of the Event entity.
 // If the Event object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *EventMutation) OldParent(ctx context.Context) (v idtype.NullHUID, err error) {
+func (m *EventMutation) OldParent(ctx context.Context) (v *idtype.HUID, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldParent is only allowed on UpdateOne operations")
 	}
@@ -213,9 +215,28 @@ func (m *EventMutation) OldParent(ctx context.Context) (v idtype.NullHUID, err e
 	return oldValue.Parent, nil
 }
 
+// AddParent adds i to the "parent" field.
+func (m *EventMutation) AddParent(i idtype.HUID) {
+	if m.addparent != nil {
+		*m.addparent += i
+	} else {
+		m.addparent = &i
+	}
+}
+
+// AddedParent returns the value that was added to the "parent" field in this mutation.
+func (m *EventMutation) AddedParent() (r idtype.HUID, exists bool) {
+	v := m.addparent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
 // ClearParent clears the value of the "parent" field.
 func (m *EventMutation) ClearParent() {
 	m.parent = nil
+	m.addparent = nil
 	m.clearedFields[event.FieldParent] = struct{}{}
 }
 
@@ -228,6 +249,7 @@ func (m *EventMutation) ParentCleared() bool {
 // ResetParent resets all changes to the "parent" field.
 func (m *EventMutation) ResetParent() {
 	m.parent = nil
+	m.addparent = nil
 	delete(m.clearedFields, event.FieldParent)
 }
 
@@ -357,7 +379,7 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		m.SetTrace(v)
 		return nil
 	case event.FieldParent:
-		v, ok := value.(idtype.NullHUID)
+		v, ok := value.(idtype.HUID)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -378,6 +400,9 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *EventMutation) AddedFields() []string {
 	var fields []string
+	if m.addparent != nil {
+		fields = append(fields, event.FieldParent)
+	}
 	return fields
 }
 
@@ -386,6 +411,8 @@ func (m *EventMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case event.FieldParent:
+		return m.AddedParent()
 	}
 	return nil, false
 }
@@ -395,6 +422,13 @@ func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *EventMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case event.FieldParent:
+		v, ok := value.(idtype.HUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddParent(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event numeric field %s", name)
 }

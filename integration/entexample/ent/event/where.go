@@ -59,7 +59,7 @@ func Trace(v idtype.SCRU128) predicate.Event {
 }
 
 // Parent applies equality check predicate on the "parent" field. It's identical to ParentEQ.
-func Parent(v idtype.NullHUID) predicate.Event {
+func Parent(v idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldParent, v))
 }
 
@@ -109,42 +109,42 @@ func TraceLTE(v idtype.SCRU128) predicate.Event {
 }
 
 // ParentEQ applies the EQ predicate on the "parent" field.
-func ParentEQ(v idtype.NullHUID) predicate.Event {
+func ParentEQ(v idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldParent, v))
 }
 
 // ParentNEQ applies the NEQ predicate on the "parent" field.
-func ParentNEQ(v idtype.NullHUID) predicate.Event {
+func ParentNEQ(v idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldNEQ(FieldParent, v))
 }
 
 // ParentIn applies the In predicate on the "parent" field.
-func ParentIn(vs ...idtype.NullHUID) predicate.Event {
+func ParentIn(vs ...idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldIn(FieldParent, vs...))
 }
 
 // ParentNotIn applies the NotIn predicate on the "parent" field.
-func ParentNotIn(vs ...idtype.NullHUID) predicate.Event {
+func ParentNotIn(vs ...idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldNotIn(FieldParent, vs...))
 }
 
 // ParentGT applies the GT predicate on the "parent" field.
-func ParentGT(v idtype.NullHUID) predicate.Event {
+func ParentGT(v idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldGT(FieldParent, v))
 }
 
 // ParentGTE applies the GTE predicate on the "parent" field.
-func ParentGTE(v idtype.NullHUID) predicate.Event {
+func ParentGTE(v idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldGTE(FieldParent, v))
 }
 
 // ParentLT applies the LT predicate on the "parent" field.
-func ParentLT(v idtype.NullHUID) predicate.Event {
+func ParentLT(v idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldLT(FieldParent, v))
 }
 
 // ParentLTE applies the LTE predicate on the "parent" field.
-func ParentLTE(v idtype.NullHUID) predicate.Event {
+func ParentLTE(v idtype.HUID) predicate.Event {
 	return predicate.Event(sql.FieldLTE(FieldParent, v))
 }
 

@@ -23,7 +23,7 @@ func (Event) Fields() []ent.Field {
 			// to; the DB default serves rows inserted without ent.
 			Annotations(entsql.Annotation{Incremental: new(bool), DefaultExpr: "huid_generate()"}),
 		field.UUID("trace", idtype.SCRU128{}).Default(idtype.NewSCRU128),
-		field.Int64("parent").GoType(idtype.NullHUID{}).Optional(),
+		field.Int64("parent").GoType(idtype.HUID(0)).Optional().Nillable(),
 		field.String("name"),
 	}
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package idtype
+
+func init() { raceEnabled = true }
