@@ -45,7 +45,7 @@ func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 func BetweenHUID(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB {
 		lo, hi, err := idtype.HUIDRange(from, to)
-		return between(db, column, HUID(lo), HUID(hi), err)
+		return between(db, column, lo, hi, err) // idtype.HUID binds 0 too: a window from the epoch
 	}
 }
 

@@ -470,3 +470,22 @@ func asBytes(v any) []byte {
 	b, _ := v.([]byte)
 	return b
 }
+
+// TestBetweenFromTheHUIDEpoch: a window from 2026-01-01T00:00:00Z has the
+// HUID 0 as its lower bound, which binds although a zero gormtype.HUID is
+// never stored.
+func TestBetweenFromTheHUIDEpoch(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, nil, gormtype.AutoID{}, &windowed{})
+	mustCreate(t, db, &windowed{Name: "now"})
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, scope := range []func(*gorm.DB) *gorm.DB{
+		gormtype.Between("id", epoch, time.Now().Add(time.Second)),
+		gormtype.BetweenHUID("id", epoch, time.Now().Add(time.Second)),
+	} {
+		var got []windowed
+		if err := db.Scopes(scope).Find(&got).Error; err != nil || len(got) != 1 {
+			t.Errorf("window from the epoch = %d rows, %v; want the one row", len(got), err)
+		}
+	}
+}

@@ -223,8 +223,12 @@ func TestSQLCheckTimeZeroSkewAcceptsNow(t *testing.T) {
 			switch {
 			case err == nil && ok:
 				passed++
-			case err == nil || !strings.Contains(err.Error(), "00:00:00.001 before now") || !strings.Contains(err.Error(), "22008"):
-				t.Fatalf("%s: %v, %v; want true, or 22008 1 ms before now when the millisecond turned", query, ok, err)
+			// The generator and the check read the clock apart: on a
+			// busy machine the millisecond may turn in between, so the
+			// ID is then refused as some milliseconds before now, never
+			// as after it. The exact rule is checked below at one clock.
+			case err == nil || !strings.Contains(err.Error(), " before now") || !strings.Contains(err.Error(), "22008"):
+				t.Fatalf("%s: %v, %v; want true, or 22008 before now when the millisecond turned", query, ok, err)
 			}
 		}
 		if passed < calls/2 {
