@@ -280,6 +280,10 @@ func (p *plugin) finish(db *gorm.DB) {
 		p.rerun(db, st)
 		return
 	}
+	var stored error // read before the reset, which zeroes the drawn values
+	if st.taken != nil {
+		stored = checkStoredKey(db, st.taken, st.takenErr)
+	}
 	for _, s := range st.joined {
 		if st.rollback || !s.inserted {
 			resetFields(s.columns)
@@ -291,6 +295,10 @@ func (p *plugin) finish(db *gorm.DB) {
 	table := tableName(st.taken.stmt)
 	if p.OnCollision != nil {
 		p.OnCollision(st.stmt.Context, table, st.takenErr)
+	}
+	if stored != nil {
+		db.Error = stored
+		return
 	}
 	if st.draws > p.retries() {
 		db.Error = fmt.Errorf("%w: %d draws for %s: %w", ErrKeyTaken, st.draws, table, st.takenErr)

@@ -1,7 +1,11 @@
 package gormtype
 
 import (
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -82,4 +86,39 @@ func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
 		return nil, false
 	}
 	return cols, true
+}
+
+// duplicateEntry finds a number in MySQL's "Duplicate entry 'v' for key".
+var duplicateEntry = regexp.MustCompile(`Duplicate entry '(-?[0-9][0-9.e+-]*)' for key`)
+
+// checkStoredKey returns [ErrRefused], wrapping err, when MySQL reports a
+// one-row Create's fresh HUID taken as a number that is not the HUID
+// drawn: the column stored another number (an INT or DECIMAL clamped to its
+// maximum without STRICT_TRANS_TABLES, a DOUBLE rounded), so every draw would
+// meet the same row.
+func checkStoredKey(db *gorm.DB, st *attempt, err error) error {
+	m := duplicateEntry.FindStringSubmatch(err.Error())
+	if db.Dialector.Name() != dialectMySQL || st.rows != 1 || m == nil {
+		return nil
+	}
+	var drawn []string
+	for _, c := range st.columns {
+		if !c.huid || len(c.ptrs) != 1 {
+			continue
+		}
+		v, ok := reflect.ValueOf(c.ptrs[0]).Elem().Interface().(driver.Valuer)
+		if !ok {
+			return nil
+		}
+		d, verr := v.Value()
+		if verr != nil || fmt.Sprint(d) == m[1] {
+			return nil
+		}
+		drawn = append(drawn, fmt.Sprintf("%s %v", c.name, d))
+	}
+	if drawn == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: a Create into %s drew %s, and the database reports the key %s taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %w",
+		ErrRefused, tableName(st.stmt), strings.Join(drawn, ", "), m[1], err)
 }

@@ -23,8 +23,9 @@ type CollisionEstimate struct {
 
 // HUIDCollisions estimates, by the birthday bound of HUID spec §6.2, the
 // expected collisions when idsPerSecond HUIDs are made, spread evenly over
-// time and over the given number of independent generators (processes, or
-// database sessions), each of which never repeats its own IDs as
+// time and over the given number of independent generators (processes,
+// PostgreSQL servers running huid_generate(), or read-only sessions), each of
+// which never repeats its own IDs as
 // [HUIDGenerator] does. Two generators making n IDs each in a millisecond
 // share a 2^21-value space, so each pair expects n²/2^21 collisions there.
 // It returns an error wrapping [ErrInvalidArgument] when idsPerSecond is

@@ -183,7 +183,8 @@ func (k *citusNodes) installed(t *testing.T) sortidInstall {
 // requireInstalled checks every node against the coordinator's install:
 // the same functions (identity arguments, volatility, strictness, parallel
 // safety) and domains, none missing from sortid_objects(), the same
-// definitions; COMMENTs on the coordinator only.
+// definitions; COMMENTs and the key of huid_generate() on the coordinator
+// only.
 func (k *citusNodes) requireInstalled(t *testing.T, want sortidInstall, step string) {
 	t.Helper()
 	var figures []string
@@ -198,7 +199,14 @@ func (k *citusNodes) requireInstalled(t *testing.T, want sortidInstall, step str
 		if got := sortidDefinitions(t, db); !slices.Equal(got, want.definitions) {
 			t.Fatalf("%s: %s has other definitions:\n%v\nwant\n%v", step, n.Name, got, want.definitions)
 		}
-		// Citus 13.2 does not propagate COMMENT ON FUNCTION or DOMAIN.
+		// Citus creates sortid_huid_key on a worker from its definition,
+		// without the key: huid_generate() there makes keys per session.
+		var keyed bool
+		if err := db.QueryRowContext(t.Context(), `SELECT pg_sequence_last_value('sortid_huid_key') IS NOT NULL
+			AND huid_generate() > 0`).Scan(&keyed); err != nil || keyed != (n == k.c.Coordinator) {
+			t.Fatalf("%s: %s has a key for huid_generate(): %v (%v); want it on the coordinator only", step, n.Name, keyed, err)
+		}
+		// Citus 13.2 does not propagate COMMENT ON FUNCTION, DOMAIN or SEQUENCE.
 		wantComments := 0
 		if n == k.c.Coordinator {
 			wantComments = len(want.listed)
@@ -223,7 +231,7 @@ func (k *citusNodes) requireNone(t *testing.T, step string) {
 	}
 	left := queryTexts(t, k.db(t, k.c.Coordinator), `
 		SELECT pg_describe_object(classid, objid, objsubid) FROM pg_dist_object
-		WHERE classid IN ('pg_proc'::regclass, 'pg_type'::regclass) ORDER BY 1`)
+		WHERE classid IN ('pg_proc'::regclass, 'pg_type'::regclass, 'pg_class'::regclass) ORDER BY 1`)
 	if len(left) > 0 {
 		t.Fatalf("%s: pg_dist_object still lists %v", step, left)
 	}
@@ -233,9 +241,11 @@ func (k *citusNodes) requireNone(t *testing.T, step string) {
 // listedOID is the (catalog, oid) of an entry e of sortid_objects() in the
 // current schema, NULL when it does not exist there.
 const listedOID = `
-	CASE WHEN e LIKE 'function %' THEN 'pg_proc'::regclass ELSE 'pg_type'::regclass END,
+	CASE WHEN e LIKE 'function %' THEN 'pg_proc'::regclass
+	     WHEN e LIKE 'sequence %' THEN 'pg_class'::regclass ELSE 'pg_type'::regclass END,
 	CASE WHEN e LIKE 'function %'
 	  THEN to_regprocedure(format('%I.%s', current_schema(), substr(e, 10)))::oid
+	  WHEN e LIKE 'sequence %' THEN to_regclass(format('%I.%s', current_schema(), substr(e, 10)))::oid
 	  ELSE to_regtype(format('%I.%s', current_schema(), substr(e, 8)))::oid END`
 
 // listedMissing returns the entries of listed that do not resolve in the
@@ -262,6 +272,10 @@ func sortidDefinitions(t *testing.T, db *sql.DB) []string {
 		FROM pg_type t LEFT JOIN pg_constraint c ON c.contypid = t.oid
 		WHERE t.typnamespace = current_schema()::regnamespace AND t.typtype = 'd'
 		GROUP BY t.oid
+		UNION ALL
+		-- Citus gives a worker's copy a range of its own (start, min, max)
+		SELECT format('sequence %s %s increment=%s cache=%s cycle=%s', sequencename, data_type, increment_by, cache_size, cycle)
+		FROM pg_sequences WHERE schemaname = current_schema() AND sequencename LIKE 'sortid\_huid\_%'
 		ORDER BY 1`)
 }
 
@@ -276,7 +290,9 @@ func sortidComments(t *testing.T, db *sql.DB) int {
 		      d.classoid = 'pg_proc'::regclass AND d.objoid IN (
 		        SELECT oid FROM pg_proc WHERE pronamespace = current_schema()::regnamespace)
 		   OR d.classoid = 'pg_type'::regclass AND d.objoid IN (
-		        SELECT oid FROM pg_type WHERE typnamespace = current_schema()::regnamespace AND typtype = 'd'))`).Scan(&n)
+		        SELECT oid FROM pg_type WHERE typnamespace = current_schema()::regnamespace AND typtype = 'd')
+		   OR d.classoid = 'pg_class'::regclass AND d.objoid IN (
+		        SELECT oid FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'S'))`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,8 +77,8 @@ func texts(t *testing.T, rows *sql.Rows, err error) []string {
 	return out
 }
 
-// schemaObjects lists the functions and domains of schema, as sortidObjects
-// does for the current one.
+// schemaObjects lists the functions, domains and sequences of schema, as
+// sortidObjects does for the current one.
 func schemaObjects(t *testing.T, db *sql.DB, schema string) []string {
 	t.Helper()
 	rows, err := db.QueryContext(t.Context(), `
@@ -86,6 +86,8 @@ func schemaObjects(t *testing.T, db *sql.DB, schema string) []string {
 		FROM pg_proc p WHERE p.pronamespace = $1::regnamespace
 		UNION ALL
 		SELECT 'domain ' || typname FROM pg_type WHERE typnamespace = $1::regnamespace AND typtype = 'd'
+		UNION ALL
+		SELECT 'sequence ' || relname FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind = 'S'
 		ORDER BY 1`, schema)
 	return texts(t, rows, err)
 }
@@ -111,7 +113,7 @@ func foreignReferences(t *testing.T, db *sql.DB, schema string) []string {
 // TestMigrateSchemaPerTenant installs sortid in public and, as the owner of
 // schema tenant_b with search_path tenant_b (the guard's advice), again in
 // tenant_b: both installs work, each uses only its own objects and
-// pg_catalog's, one session's HUIDs from both are distinct, a function of another schema that calls tenant_b's
+// pg_catalog's, a role granted public's two sequences makes HUIDs with both, a function of another schema that calls tenant_b's
 // qualified does not keep public's down from running, and down run in
 // tenant_b (with public still on its search_path, twice) removes tenant_b's
 // objects and nothing of public's.
@@ -149,14 +151,20 @@ func TestMigrateSchemaPerTenant(t *testing.T) {
 			t.Errorf("%s.huid accepts -1", schema)
 		}
 	}
-	// One session's HUIDs from both installs: one generator state.
+	// Each install is a generator of its own: the tenant's role needs the
+	// grants on public's sequences to use public's, and then both work.
+	if _, err := db.ExecContext(ctx, fmt.Sprintf(`GRANT USAGE ON SEQUENCE public.sortid_huid_counter TO %[1]s;
+		GRANT SELECT ON SEQUENCE public.sortid_huid_key TO %[1]s`, role)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = db.ExecContext(context.Background(), "DROP OWNED BY "+role) })
 	seen := map[int64]bool{}
 	for range 500 {
 		var a, b int64
 		if err := tenant.QueryRowContext(ctx, "SELECT public.huid_generate(), tenant_b.huid_generate()").Scan(&a, &b); err != nil {
 			t.Fatal(err)
 		}
-		if seen[a] || seen[b] || a == b {
+		if seen[a] || seen[b] {
 			t.Fatalf("one session's HUIDs from public and tenant_b repeat: %d, %d", a, b)
 		}
 		seen[a], seen[b] = true, true
@@ -212,13 +220,14 @@ func TestMigrateSchemaPerTenant(t *testing.T) {
 }
 
 // TestMigrateListNamesEveryObject checks sortid_objects() against the
-// schema: every listed object exists, and every function and domain of a
+// schema: every listed object exists, and every function, domain and sequence of a
 // freshly migrated schema is listed, so up's guard and down cover them all.
 func TestMigrateListNamesEveryObject(t *testing.T) {
 	t.Parallel()
 	_, db := migratedDatabase(t)
 	rows, err := db.QueryContext(t.Context(), `
 		SELECT e, CASE WHEN e LIKE 'function %' THEN to_regprocedure('public.' || substr(e, 10))::oid
+		               WHEN e LIKE 'sequence %' THEN to_regclass('public.' || substr(e, 10))::oid
 		               ELSE to_regtype('public.' || substr(e, 8))::oid END
 		FROM unnest(public.sortid_objects()) AS e`)
 	if err != nil {
@@ -240,11 +249,12 @@ func TestMigrateListNamesEveryObject(t *testing.T) {
 	var n int
 	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM (
 		SELECT oid FROM pg_proc WHERE pronamespace = 'public'::regnamespace
-		UNION ALL SELECT oid FROM pg_type WHERE typnamespace = 'public'::regnamespace AND typtype = 'd') o`).Scan(&n); err != nil {
+		UNION ALL SELECT oid FROM pg_type WHERE typnamespace = 'public'::regnamespace AND typtype = 'd'
+		UNION ALL SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'S') o`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != len(listed) || n != len(schemaObjects(t, db, "public")) {
-		t.Errorf("the schema holds %d functions and domains, sortid_objects() lists %d: %v", n, len(listed), listed)
+		t.Errorf("the schema holds %d functions, domains and sequences, sortid_objects() lists %d: %v", n, len(listed), listed)
 	}
 }
 

@@ -92,26 +92,6 @@ func TestSQLHUIDGenerateNeverRepeatsInSession(t *testing.T) {
 	}
 }
 
-// TestSQLHUIDConcurrentCollisionsAtBirthdayBound: 4 sessions insert 200 000
-// rows each at once with DEFAULT huid_generate(). No session repeats itself,
-// and the duplicates between sessions are at the birthday bound
-// (huidRepeats.check).
-func TestSQLHUIDConcurrentCollisionsAtBirthdayBound(t *testing.T) {
-	t.Parallel()
-	const conns, perConn = 4, 200_000
-	ctx := t.Context()
-	setup := pgtest.Conn(t)
-	if _, err := setup.Exec(ctx, `CREATE TABLE sql_huid_birthday (id bigint NOT NULL DEFAULT huid_generate(), conn int NOT NULL)`); err != nil {
-		t.Fatalf("create table: %v", err)
-	}
-	execConcurrently(t, conns, perConn, `INSERT INTO sql_huid_birthday (conn) SELECT $1 FROM generate_series(1, $2::int)`)
-	r := countHUIDRepeats(t, setup, "sql_huid_birthday")
-	if r.rows != conns*perConn {
-		t.Fatalf("%d rows, want %d", r.rows, conns*perConn)
-	}
-	r.check(t)
-}
-
 // huidRepeats counts the repeated HUIDs of a table whose rows say, in
 // column conn, which session made their id.
 type huidRepeats struct {

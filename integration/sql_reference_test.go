@@ -27,16 +27,18 @@ var (
 	functionHeadingRE = regexp.MustCompile(`^### (\w+\(.*\) → [\w ]+(?:\[\])?, (?:VOLATILE|STABLE|IMMUTABLE)(?:, STRICT)?(?:, PARALLEL (?:UNSAFE|RESTRICTED))?)$`)
 	// A domain's heading: name: domain over base type.
 	domainHeadingRE = regexp.MustCompile(`^### (\w+: domain over [\w ]+)$`)
+	// A sequence's heading: name: sequence.
+	sequenceHeadingRE = regexp.MustCompile(`^### (\w+: sequence)$`)
 	// An example with its result: a statement, then "-- result".
 	exampleResultRE = regexp.MustCompile(`^(.+;) +-- (.+)$`)
 	// An example that raises: a statement, then "→ ERROR SQLSTATE: message".
 	exampleErrorRE = regexp.MustCompile(`^(.+) → ERROR (\w{5}): (.+)$`)
 )
 
-// catalogObjects returns the signature of every function and domain in the
-// current schema of a migrated database, written as docs/SQL.md's headings
-// write them, and fails the test if the schema holds any other kind of
-// object, which the page has no way to describe.
+// catalogObjects returns the signature of every function, domain and
+// sequence in the current schema of a migrated database, written as
+// docs/SQL.md's headings write them, and fails the test if the schema holds
+// any other kind of object, which the page has no way to describe.
 func catalogObjects(t *testing.T, conn *pgx.Conn) []string {
 	t.Helper()
 	rows, _ := conn.Query(t.Context(), `
@@ -48,7 +50,10 @@ func catalogObjects(t *testing.T, conn *pgx.Conn) []string {
 		FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
 		UNION ALL
 		SELECT t.typname || ': domain over ' || format_type(t.typbasetype, NULL)
-		FROM pg_type t WHERE t.typnamespace = current_schema()::regnamespace AND t.typtype = 'd'`)
+		FROM pg_type t WHERE t.typnamespace = current_schema()::regnamespace AND t.typtype = 'd'
+		UNION ALL
+		SELECT c.relname || ': sequence'
+		FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'S'`)
 	objects, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +63,7 @@ func catalogObjects(t *testing.T, conn *pgx.Conn) []string {
 	}
 	var others []string
 	rows, _ = conn.Query(t.Context(), `
-		SELECT 'relation ' || relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace
+		SELECT 'relation ' || relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind <> 'S'
 		UNION ALL
 		SELECT 'type ' || typname FROM pg_type
 		WHERE typnamespace = current_schema()::regnamespace AND typtype <> 'd' AND typcategory <> 'A'
@@ -75,7 +80,7 @@ func catalogObjects(t *testing.T, conn *pgx.Conn) []string {
 
 // referenceHeadings returns the signature in each object heading of
 // docs/SQL.md with the heading's line, and fails the test on a ### heading
-// that is neither a function's nor a domain's.
+// that is not a function's, a domain's or a sequence's.
 func referenceHeadings(t *testing.T) (signatures []string, lines []int) {
 	t.Helper()
 	text, err := os.ReadFile("../" + sqlReferencePage)
@@ -91,7 +96,10 @@ func referenceHeadings(t *testing.T) (signatures []string, lines []int) {
 			m = domainHeadingRE.FindStringSubmatch(line)
 		}
 		if m == nil {
-			t.Errorf("%s:%d: heading %q is neither `### name(args) → type, VOLATILITY[, STRICT][, PARALLEL UNSAFE]` nor `### name: domain over type`", sqlReferencePage, i+1, line)
+			m = sequenceHeadingRE.FindStringSubmatch(line)
+		}
+		if m == nil {
+			t.Errorf("%s:%d: heading %q is none of `### name(args) → type, VOLATILITY[, STRICT][, PARALLEL UNSAFE]`, `### name: domain over type` and `### name: sequence`", sqlReferencePage, i+1, line)
 			continue
 		}
 		signatures = append(signatures, m[1])
@@ -102,8 +110,8 @@ func referenceHeadings(t *testing.T) (signatures []string, lines []int) {
 
 // TestSQLReferenceMatchesCatalog: every function of docs/SQL.md exists in a
 // freshly migrated database with the arguments, result type, volatility,
-// strictness and parallel safety its heading gives, every domain with its base type, and every
-// function and domain of that database has its heading.
+// strictness and parallel safety its heading gives, every domain with its base type, every
+// sequence, and every function, domain and sequence of that database has its heading.
 func TestSQLReferenceMatchesCatalog(t *testing.T) {
 	t.Parallel()
 	dbURL, _ := migratedDatabase(t)

@@ -6,11 +6,12 @@ import (
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
-// TestSQLHUIDNoRepeatAfterRollback: HUIDs drawn in a subtransaction that is
-// rolled back (as a failed INSERT's are) are not handed out again by the
-// draws that follow in the same millisecond, although the rollback restores
-// huid_generate()'s session state; the test checks that it did.
-func TestSQLHUIDNoRepeatAfterRollback(t *testing.T) {
+// TestSQLHUIDSessionNoRepeatAfterRollback: the per-session generator that
+// huid_generate() falls back to in read-only transactions does not hand out
+// HUIDs drawn in a rolled-back subtransaction again in the draws that follow
+// in the same millisecond, although the rollback restores its session state;
+// the test checks that it did.
+func TestSQLHUIDSessionNoRepeatAfterRollback(t *testing.T) {
 	t.Parallel()
 	conn := pgtest.Conn(t)
 	ctx := t.Context()
@@ -21,18 +22,18 @@ func TestSQLHUIDNoRepeatAfterRollback(t *testing.T) {
 		RETURNS SETOF record LANGUAGE plpgsql AS $$
 		DECLARE before text;
 		BEGIN
-		  PERFORM huid_generate();
+		  PERFORM sortid_huid_session();
 		  FOR i IN 1..rounds LOOP
 		    before := current_setting('sortid.huid_state');
 		    rolled_back := '{}';
 		    BEGIN
-		      FOR j IN 1..per LOOP rolled_back := rolled_back || huid_generate(); END LOOP;
+		      FOR j IN 1..per LOOP rolled_back := rolled_back || sortid_huid_session(); END LOOP;
 		      RAISE EXCEPTION 'roll back';
 		    EXCEPTION WHEN raise_exception THEN
 		      state_restored := current_setting('sortid.huid_state') = before;
 		    END;
 		    after := '{}';
-		    FOR j IN 1..per LOOP after := after || huid_generate(); END LOOP;
+		    FOR j IN 1..per LOOP after := after || sortid_huid_session(); END LOOP;
 		    RETURN NEXT;
 		  END LOOP;
 		END
@@ -80,13 +81,13 @@ func TestSQLHUIDNoRepeatAfterRollback(t *testing.T) {
 	t.Logf("%d of %d rounds drew after the rollback in a rolled-back millisecond; no value repeated", sharedMs, rounds)
 }
 
-// TestSQLHUIDKeyPerSession: the session key is drawn on the first call and
+// TestSQLHUIDSessionKey: the per-session generator's key is drawn on the first call and
 // kept; a rollback of the transaction that drew it discards it, and the next
 // call draws a new one.
-func TestSQLHUIDKeyPerSession(t *testing.T) {
+func TestSQLHUIDSessionKey(t *testing.T) {
 	t.Parallel()
-	checkSessionKey(t, `SELECT current_setting('sortid.huid_key', true)`, "SELECT huid_generate()",
-		[2]string{"SELECT huid_generate() FROM generate_series(1, 1000)", "SELECT huid_generate() FROM generate_series(1, 1000)"},
+	checkSessionKey(t, `SELECT current_setting('sortid.huid_key', true)`, "SELECT sortid_huid_session()",
+		[2]string{"SELECT sortid_huid_session() FROM generate_series(1, 1000)", "SELECT sortid_huid_session() FROM generate_series(1, 1000)"},
 		func(k string) bool { return k != "" })
 }
 
@@ -126,10 +127,11 @@ func checkSessionKey(t *testing.T, keyQuery, call string, later [2]string, valid
 	}
 }
 
-// TestSQLHUIDClockBehindState: when the clock is behind the session's last
-// position (it stepped back), huid_generate() keeps counting in the session's
-// last millisecond, so values stay ascending and unique.
-func TestSQLHUIDClockBehindState(t *testing.T) {
+// TestSQLHUIDSessionClockBehindState: when the clock is behind the session's
+// last position (it stepped back), the per-session generator keeps counting
+// in the session's last millisecond, so values stay ascending and unique; the
+// server's generator ignores that state and takes the clock's millisecond.
+func TestSQLHUIDSessionClockBehindState(t *testing.T) {
 	t.Parallel()
 	conn := pgtest.Conn(t)
 	var ahead, first, second int64
@@ -139,8 +141,12 @@ func TestSQLHUIDClockBehindState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := conn.QueryRow(t.Context(), `SELECT huid_generate(), huid_generate()`).Scan(&first, &second); err != nil {
+	var server int64
+	if err := conn.QueryRow(t.Context(), `SELECT sortid_huid_session(), sortid_huid_session(), huid_generate()`).Scan(&first, &second, &server); err != nil {
 		t.Fatal(err)
+	}
+	if server>>huidTailBits >= ahead>>huidTailBits {
+		t.Errorf("huid_generate() made %d (ms %d), not the clock's millisecond before the state's %d", server, server>>huidTailBits, ahead>>huidTailBits)
 	}
 	if first>>huidTailBits != ahead>>huidTailBits || second>>huidTailBits != ahead>>huidTailBits || first == second {
 		t.Fatalf("state %d (ms %d) ahead of the clock: got %d, %d; want two distinct HUIDs of ms %d",

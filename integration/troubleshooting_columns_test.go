@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestTroubleshootingColumns(t *testing.T) {
 		"`STRICT_TRANS_TABLES`", "`SET SESSION sql_mode=''`", "`INT` column is stored as `2147483647`",
 		"`DECIMAL(12)` column as `999999999999`", "with err nil", "`DOUBLE` column on MariaDB",
 		"`REAL` column on SQLite", "2^53 in any mode", "the first Create stores `2147483647`",
-		"`gormtype.ErrKeyTaken`", "fails with error 1264", "a `bigint` column", "`TestTroubleshootingColumns`")
+		"`gormtype.ErrRefused`", "make it BIGINT", "fails with error 1264", "a `bigint` column", "`TestTroubleshootingColumns`")
 	mustSay(t, troubleshootingPage+` "`+mapHeading+`"`, pageEntry(t, troubleshootingPage, mapHeading),
 		"`INTEGER PRIMARY KEY`", "stores max(rowid)+1", "not a HUID", "with or without the plugin",
 		"`db.Table(\"t\").Create(map[string]any{\"name\": \"b\"})`", "`\"@id\"`",
@@ -87,7 +88,8 @@ func TestTroubleshootingColumns(t *testing.T) {
 		}
 
 		// AutoID on an INT key, non-strict: the first Create stores
-		// 2147483647, the next collides with it on every draw.
+		// 2147483647; the next meets it and is refused at the first
+		// draw, naming the number the column stored and BIGINT.
 		mustExec(t, db, `CREATE TABLE ts_int (id INT PRIMARY KEY, name VARCHAR(50))`, `SET SESSION sql_mode=''`)
 		tsSessionMode(t, db, false)
 		first := tsIntRow{Name: "a"}
@@ -102,7 +104,10 @@ func TestTroubleshootingColumns(t *testing.T) {
 			t.Errorf("first Create: struct key %d, stored %v; want a HUID in the struct and [2147483647] stored", int64(first.ID), ids)
 		}
 		err := db.Create(&tsIntRow{Name: "b"}).Error
-		checkRefused(t, err, gormtype.ErrKeyTaken, "ts_int", "2147483647")
+		checkRefused(t, err, gormtype.ErrRefused, "ts_int", "2147483647", "make it BIGINT")
+		if errors.Is(err, gormtype.ErrKeyTaken) {
+			t.Errorf("Create into a clamping INT key: %v; want no ErrKeyTaken (no draw can succeed)", err)
+		}
 		checkCount(t, db, 1, "ts_int", "1 = 1")
 
 		// Strict: the same Create fails with 1264, not ErrKeyTaken.

@@ -44,7 +44,7 @@ func ExampleApply() {
 	// Output:
 	// Apply: <nil>
 	// BEGIN SELECT pg_catalog.pg_advisory_xact_lock(126879511733604)
-	// 64 statements, COMMIT
+	// 71 statements, COMMIT
 	// Apply: migrations: 0001_sortid.up.sql statement 2: permission denied for schema public
 	// 3 statements, ROLLBACK
 }

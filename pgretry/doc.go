@@ -2,8 +2,12 @@
 // with a fresh ID, when the ID collides with an existing one.
 //
 // A HUID has only 21 random bits per millisecond, so IDs made in the same
-// millisecond by different processes or database sessions can collide
-// (idtype.HUIDCollisions gives the birthday-bound rate). PostgreSQL reports
+// millisecond by different generators can collide (idtype.HUIDCollisions
+// gives the birthday-bound rate): Go processes, different servers or
+// installs of sortid's SQL functions, Citus workers, and database sessions
+// in read-only transactions. On one server, DEFAULT huid_generate() keys do
+// not collide with each other, as the server is one generator; a table
+// needs the retry when it also gets keys made elsewhere. PostgreSQL reports
 // a collision on a unique key as SQLSTATE 23505 (unique_violation). Such an
 // insert is safe to repeat, provided every attempt makes a new ID: let the
 // column's DEFAULT huid_generate() fire again, or call idtype.NewHUID inside

@@ -5,7 +5,9 @@
 #
 # Connection: the usual libpq variables (PGHOST, PGPORT, PGUSER, PGDATABASE); the
 # script creates and drops a scratch database named sortid_bench_$$.
-# Every round runs, in turn, for each generator:
+# sortid_huid_session() is huid_generate()'s per-session generator (its read-only
+# fallback, and huid_generate() itself before the server-wide counter), measured
+# beside it. Every round runs, in turn, for each generator:
 #   * INSERT INTO t(x) SELECT g FROM generate_series(1, ROWS) g into an UNLOGGED table
 #     whose PRIMARY KEY is filled by DEFAULT f() (a duplicate key is reported as FAIL);
 #   * SELECT count(f()) FROM generate_series(1, ROWS).
@@ -26,6 +28,7 @@ P=("${psql_base[@]}" -d "$db")
 "${P[@]}" <<'SQL'
 CREATE UNLOGGED TABLE t_gen_random_uuid        (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), x int);
 CREATE UNLOGGED TABLE t_huid_generate          (id bigint PRIMARY KEY DEFAULT huid_generate(), x int);
+CREATE UNLOGGED TABLE t_sortid_huid_session    (id bigint PRIMARY KEY DEFAULT sortid_huid_session(), x int);
 CREATE UNLOGGED TABLE t_scru128_generate       (id uuid PRIMARY KEY DEFAULT scru128_generate(), x int);
 CREATE UNLOGGED TABLE t_scru128_generate_bytea (id bytea PRIMARY KEY DEFAULT scru128_generate_bytea(), x int);
 CREATE UNLOGGED TABLE t_bigserial              (id bigserial PRIMARY KEY, x int);
@@ -42,7 +45,7 @@ timed() {
 }
 
 declare -A res
-gens=(gen_random_uuid huid_generate scru128_generate scru128_generate_bytea)
+gens=(gen_random_uuid huid_generate sortid_huid_session scru128_generate scru128_generate_bytea)
 for ((r = 1; r <= rounds; r++)); do
   for f in "${gens[@]}" bigserial; do
     "${P[@]}" -c "TRUNCATE t_$f; CHECKPOINT"

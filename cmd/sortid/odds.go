@@ -19,8 +19,10 @@ millisecond, day and year, for HUID and, for contrast, SCRU128. The model and
 its assumptions are printed with the numbers.
 
 A generator is anything that draws IDs without knowing the others' state:
-a process using idtype's default generator, or a database session calling
-huid_generate(). One generator never repeats its own IDs, so G = 1 gives 0.
+a process using idtype's default generator, or a PostgreSQL server (one sortid
+install) whose sessions call huid_generate(); in a read-only transaction or on
+a hot standby, each database session is one. One generator never repeats its
+own IDs, so G = 1 gives 0.
 `
 
 const oddsModel = `
@@ -33,10 +35,12 @@ millisecond and all pairs G(G-1)/2 · n²/2^b. A day is 86 400 000 ms, a year
 
 Assumptions:
   - the rate is spread evenly over time and over the generators;
-  - each generator never repeats its own IDs (true for idtype's generators
-    and for huid_generate() within one database session);
-  - every process and every database session running huid_generate() or
-    scru128_generate() is a separate generator;
+  - each generator never repeats its own IDs (true for idtype's generators,
+    and for huid_generate() on one server unless its clock steps back over
+    2^21 of its keys);
+  - every process, every server (and every read-only database session)
+    running huid_generate(), and every database session running
+    scru128_generate(), is a separate generator;
   - the random bits of different generators are independent and uniform;
   - a collision is a pair of equal IDs; an expected count far below 1 is
     also about the probability of any collision at all.

@@ -9,7 +9,8 @@
 -- function or domain of this schema (PL/pgSQL and quoted SQL bodies, for which it records
 -- none): unqualified, unless the function pins a search_path without this schema, or
 -- qualified with this schema's name. Another install's own functions do not count. The DROPs have no CASCADE, so
--- they never touch data either. The session settings sortid.huid_state, sortid.huid_key,
+-- they never touch data either; the two sequences of huid_generate() go with the
+-- functions. The session settings sortid.huid_state, sortid.huid_key,
 -- sortid.scru128_state and sortid.scru128_at_state are not objects; they vanish with the
 -- session.
 DO $sortid$
@@ -41,10 +42,11 @@ BEGIN
   FROM pg_catalog.unnest(objects) AS e;
 
   WITH listed AS (
-    SELECT CASE WHEN e OPERATOR(pg_catalog.~~) 'function %'
-             THEN 'pg_catalog.pg_proc'::pg_catalog.regclass ELSE 'pg_catalog.pg_type'::pg_catalog.regclass END AS classid,
-           CASE WHEN e OPERATOR(pg_catalog.~~) 'function %'
-             THEN pg_catalog.to_regprocedure(pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 10)))::pg_catalog.oid
+    SELECT CASE WHEN e OPERATOR(pg_catalog.~~) 'function %' THEN 'pg_catalog.pg_proc'::pg_catalog.regclass
+             WHEN e OPERATOR(pg_catalog.~~) 'sequence %' THEN 'pg_catalog.pg_class'::pg_catalog.regclass
+             ELSE 'pg_catalog.pg_type'::pg_catalog.regclass END AS classid,
+           CASE WHEN e OPERATOR(pg_catalog.~~) 'function %' THEN pg_catalog.to_regprocedure(pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 10)))::pg_catalog.oid
+             WHEN e OPERATOR(pg_catalog.~~) 'sequence %' THEN pg_catalog.to_regclass(pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 10)))::pg_catalog.oid
              ELSE pg_catalog.to_regtype(pg_catalog.format('%I.%s', schema_name, pg_catalog.substr(e, 8)))::pg_catalog.oid END AS objid
     FROM pg_catalog.unnest(objects) AS e
   ),

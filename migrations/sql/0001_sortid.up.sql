@@ -30,8 +30,9 @@
 -- evaluates the parts of an expression one by one (Citus evaluates a distributed
 -- modification's function calls on the coordinator, and each branch of a CASE on its
 -- own) still raises only for bad input, and the bounds (huid_min, huid_max, scru128_min,
--- scru128_max) and huid_generate hold no CASE at all, as Citus refuses a CASE around
--- now() in the WHERE of a distributed DELETE or UPDATE. sortid_require is IMMUTABLE, so
+-- scru128_max) hold no CASE at all, as Citus refuses a CASE around now() in the WHERE
+-- of a distributed DELETE or UPDATE (huid_generate's CASE picks a generator and raises
+-- in neither branch). sortid_require is IMMUTABLE, so
 -- that the IMMUTABLE functions using it can be inlined into the caller's query (no
 -- function call per row); every message names the offending value, so the planner can
 -- pre-evaluate a call only where that value is a constant, which then raises when the
@@ -120,6 +121,9 @@ RETURN ARRAY[
   'function huid_timestamp(bigint)',
   'function huid_generate_at(pg_catalog.timestamptz)',
   'function huid_generate()',
+  'function sortid_huid_session()',
+  'sequence sortid_huid_key',
+  'sequence sortid_huid_counter',
   'function sortid_huid_mix(bigint, bigint)',
   'function sortid_require(boolean, pg_catalog.text, pg_catalog.text, pg_catalog.anycompatible)',
   'domain huid',
@@ -170,14 +174,14 @@ COMMENT ON FUNCTION sortid_require(boolean, text, text, anycompatible) IS 'sorti
 -- HUID
 ------------------------------------------------------------------------------------------
 
--- sortid_huid_mix maps a session position v (millisecond << 21 | counter) to the HUID
--- of that millisecond whose low 21 bits are a keyed permutation of the counter: a
--- 4-round Feistel network on 10 + 11 bits, each round hashing one half with a seed of
--- the session key and the millisecond, so distinct counters give distinct tails and
--- every millisecond gets an unrelated permutation. PL/pgSQL only because its
--- parameters bind v and k once (a LANGUAGE sql body would re-evaluate the expression
--- behind v at every use); it is parsed at run time, so every function and operator is
--- pg_catalog-qualified instead of paying for a SET search_path clause.
+-- sortid_huid_mix maps a position v (millisecond << 21 | counter) to the HUID of that
+-- millisecond whose low 21 bits are a keyed permutation of the counter: a 4-round
+-- Feistel network on 10 + 11 bits, each round hashing one half with a seed of the key
+-- and the millisecond, so distinct counters give distinct tails and every millisecond
+-- gets an unrelated permutation. PL/pgSQL only because its parameters bind v and k once
+-- (a LANGUAGE sql body would re-evaluate the expression behind v at every use); it is
+-- parsed at run time, so every function and operator is pg_catalog-qualified instead of
+-- paying for a SET search_path clause. A NULL key gives NULL.
 CREATE OR REPLACE FUNCTION sortid_huid_mix(v bigint, k bigint)
 RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -195,32 +199,49 @@ BEGIN
 END
 $sortid$;
 
-COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of session position v (ms << 21 | counter) under key k; a bijection on the low 21 bits.';
+COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of position v (ms << 21 | counter) under key k; a bijection on the low 21 bits.';
 
--- huid_generate returns a new HUID from the clock; outside the HUID window
--- (2026-01-01T00:00:00.000Z .. 2165-05-15T07:35:11.103Z, both edges valid) it raises
--- SQLSTATE 22008.
--- The 21 low bits of one session's HUIDs within a millisecond are distinct and, taken
--- together, a uniform sample without replacement: the session keeps a position
--- v = ms << 21 | counter in the setting sortid.huid_state and returns
--- sortid_huid_mix(v, key), a keyed permutation of the counter. The key is 60 CSPRNG
--- bits (of a gen_random_uuid()) drawn on the session's first call and kept in
--- sortid.huid_key, so later calls need no CSPRNG draw. The next position is
--- GREATEST(v + 1, clock in units of 2^-21 ms): settings roll back with a failed
--- (sub)transaction, but the clock does not, so positions handed out before a rollback
--- lie more than a microsecond in the past and are not handed out again (a session whose
--- very first transaction rolls back also loses its key and draws a new one). A
--- session's HUIDs are therefore in non-decreasing millisecond order; if the clock steps
--- back, the session keeps counting in its last millisecond until the clock catches up,
--- so its HUIDs stay unique but carry a later time than the clock.
--- Different sessions draw independently: collisions between them follow the birthday
--- bound of 2^21 values per millisecond; treat a unique violation as retryable.
--- The window check and the position read the clock separately; they can only disagree
--- within a microsecond of the 2165 edge, where the position is clamped to the window.
+-- The server's HUID generator: sortid_huid_counter, a counter shared by every session
+-- (CACHE 1, so no session holds a block of values to use later), and the key of its
+-- permutation, the last value of sortid_huid_key: 62 CSPRNG bits (of a
+-- gen_random_uuid()) set here once, when the sequence is new. Both are read with the
+-- caller's privileges: nextval needs USAGE on the counter, pg_sequence_last_value SELECT
+-- on the key, and PUBLIC has neither, so a role that may not make keys cannot read the
+-- key either. INCREMENT BY 2^62 on a key of at least 2^62 makes nextval on the key fail,
+-- so it cannot be changed by mistake. A sequence made without its value (a Citus worker,
+-- where Citus creates it from its definition; a schema-only restore) has no key: there
+-- huid_generate() makes keys per session (sortid_huid_session).
+CREATE SEQUENCE IF NOT EXISTS sortid_huid_counter AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;
+CREATE SEQUENCE IF NOT EXISTS sortid_huid_key AS bigint MINVALUE 0 START 0 INCREMENT BY 4611686018427387904 CACHE 1 NO CYCLE;
+DO $sortid$
+BEGIN
+  IF pg_catalog.pg_sequence_last_value('sortid_huid_key') IS NULL THEN
+    PERFORM pg_catalog.setval('sortid_huid_key',
+      ('x' OPERATOR(pg_catalog.||) pg_catalog.translate(pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 20), '-', ''))
+        ::bit(64)::bigint OPERATOR(pg_catalog.&) 4611686018427387903::bigint OPERATOR(pg_catalog.|) 4611686018427387904::bigint);
+  END IF;
+END
+$sortid$;
+
+COMMENT ON SEQUENCE sortid_huid_counter IS 'sortid internal: counter of huid_generate(), shared by all sessions; roles that make HUIDs need USAGE on it.';
+COMMENT ON SEQUENCE sortid_huid_key IS 'sortid internal: its last value is the key of huid_generate()''s permutation; roles that make HUIDs need SELECT on it; do not change it.';
+
+-- sortid_huid_session is huid_generate() where the server's counter cannot be used: in a
+-- read-only transaction (a hot standby's included) and where sortid_huid_key has no
+-- value. The session is the generator: it keeps a position v = ms << 21 | counter in the
+-- setting sortid.huid_state and returns sortid_huid_mix(v, key # pid << 42), a keyed
+-- permutation of the counter. The key is 60 CSPRNG bits drawn on the session's first
+-- call and kept in sortid.huid_key; the backend's pid is mixed in, so sessions sharing
+-- a preset key still draw independent permutations. The next position is
+-- GREATEST(v + 1, clock in units of 2^-21 ms), so a session's HUIDs never go back: if
+-- the clock steps back, the session keeps counting in its last millisecond. Settings
+-- roll back with a failed (sub)transaction, but the clock does not, so positions handed
+-- out before a rollback are not handed out again while the clock is ahead of them.
+-- Sessions collide at the birthday bound of 2^21 values per millisecond.
 -- A setting whose first assignment in the session rolled back reads as '', not NULL:
 -- '0' || state reads it as 0 (the clock then wins), and the key is redrawn. NULLIF
 -- would say this shorter, but its = operator cannot be written qualified.
-CREATE OR REPLACE FUNCTION huid_generate()
+CREATE OR REPLACE FUNCTION sortid_huid_session()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN sortid_huid_mix(
@@ -241,9 +262,46 @@ RETURN sortid_huid_mix(
                   pg_catalog.set_config('sortid.huid_key',
                     ('x' OPERATOR(pg_catalog.||)
                        pg_catalog.translate(pg_catalog.left(pg_catalog.gen_random_uuid()::pg_catalog.text, 18), '-', ''))
-                      ::bit(64)::bigint::pg_catalog.text, false)::bigint));
+                      ::bit(64)::bigint::pg_catalog.text, false)::bigint)
+           OPERATOR(pg_catalog.#) (pg_catalog.pg_backend_pid()::bigint OPERATOR(pg_catalog.<<) 42));
 
-COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp(); within a session and millisecond the 21 low bits are distinct and uniformly distributed (a keyed permutation of a per-session counter), also after a rollback; other sessions collide at the birthday bound; errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
+COMMENT ON FUNCTION sortid_huid_session() IS 'sortid internal: huid_generate() in a read-only transaction or without the server''s key: one generator per session, whose HUIDs never go back and whose tails are a keyed permutation of a per-session counter; sessions collide at the birthday bound.';
+
+-- huid_generate returns a new HUID from the clock; outside the HUID window
+-- (2026-01-01T00:00:00.000Z .. 2165-05-15T07:35:11.103Z, both edges valid) it raises
+-- SQLSTATE 22008.
+-- The server is the generator: the 21 low bits are sortid_huid_mix of the clock's
+-- millisecond and nextval(sortid_huid_counter) modulo 2^21, under the server's key. A
+-- sequence never rolls back and hands every value out once, so two keys of one server
+-- are equal only if the clock showed the same millisecond for both and their counters
+-- differ by a multiple of 2^21: 2 097 152 keys or more made on the server between them
+-- within one millisecond of clock time, which happens only if the clock steps back.
+-- Within a millisecond the tails are a uniform sample without replacement. The counter
+-- and the clock are read in one call, never long apart. Where nextval cannot run (a
+-- read-only transaction, a hot standby) or the key has no value, it is
+-- sortid_huid_session(): one generator per session, birthday-bound between sessions.
+-- Other servers, other installs and keys made in Go are other generators.
+CREATE OR REPLACE FUNCTION huid_generate()
+RETURNS bigint
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN CASE WHEN pg_catalog.current_setting('transaction_read_only') OPERATOR(pg_catalog.=) 'off'
+  THEN COALESCE(sortid_huid_mix(
+         ((pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+           AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
+          OR sortid_require(pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+                              AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00',
+               '22008', 'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+               pg_catalog.clock_timestamp()))::integer
+         OPERATOR(pg_catalog.*)
+           ((LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.-) 1767225600)
+                     OPERATOR(pg_catalog.*) 2097152000,
+                   9223372036854774784)::bigint OPERATOR(pg_catalog.&) (-2097152)::bigint)
+            OPERATOR(pg_catalog.|) (pg_catalog.nextval('sortid_huid_counter') OPERATOR(pg_catalog.&) 2097151::bigint)),
+         pg_catalog.pg_sequence_last_value('sortid_huid_key')),
+       sortid_huid_session())
+  ELSE sortid_huid_session() END;
+
+COMMENT ON FUNCTION huid_generate() IS 'sortid: new HUID (bigint) from clock_timestamp(); the server''s keys are distinct (a keyed permutation, per millisecond, of a server-wide counter) unless the clock steps back over 2^21 keys; in a read-only transaction one generator per session (birthday-bound between sessions); errors outside 2026-01-01 .. 2165-05-15T07:35:11.103Z.';
 
 -- huid_generate_at returns a HUID for the given time (for backfills) with fresh random
 -- bits; no dedupe. Raises SQLSTATE 22008 naming the time when it is outside the window.
