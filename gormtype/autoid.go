@@ -183,8 +183,10 @@ func (p *plugin) begin(db *gorm.DB) {
 	_, inTx := stmt.ConnPool.(gorm.TxCommitter)
 	own := st.owner == st
 	if own {
-		st.base = db.Session(&gorm.Session{Context: stmt.Context})
 		st.rollback = !inTx && !db.SkipDefaultTransaction // GORM's transaction
+	}
+	if own && st.parent != nil {
+		st.base = asCalled(db) // before keepNewRows changes the statement
 	}
 	fields, err := autoFields(stmt.Schema)
 	if err == nil {
@@ -206,6 +208,9 @@ func (p *plugin) begin(db *gorm.DB) {
 		db.AddError(err)
 		return
 	}
+	if own && st.base == nil {
+		st.base = asCalled(db) // before checkStatement changes the statement
+	}
 	if st.parent == nil {
 		err = checkStatement(db, st)
 	}
@@ -219,6 +224,12 @@ func (p *plugin) begin(db *gorm.DB) {
 		err = aside(db).SavePoint(st.savepoint).Error
 	}
 	db.AddError(err)
+}
+
+// asCalled is the statement as it stands, to run it again: only a Create
+// with fresh values is ever run again.
+func asCalled(db *gorm.DB) *gorm.DB {
+	return db.Session(&gorm.Session{Context: db.Statement.Context})
 }
 
 // insert wraps gorm:create to keep the driver's error as it was made and
@@ -277,7 +288,7 @@ func (p *plugin) finish(db *gorm.DB) {
 		return
 	}
 	if st.upsert != nil && st.keyCols != nil { // MySQL: now with the clause
-		p.rerun(db, st)
+		rerun(db, st)
 		return
 	}
 	var stored error // read before the reset, which zeroes the drawn values
@@ -308,11 +319,11 @@ func (p *plugin) finish(db *gorm.DB) {
 		db.Error = err
 		return
 	}
-	p.rerun(db, st)
+	rerun(db, st)
 }
 
 // rerun runs the statement again as it was called, after its undoing.
-func (p *plugin) rerun(db *gorm.DB, st *attempt) {
+func rerun(db *gorm.DB, st *attempt) {
 	res := st.base.Set(rerunKey, st).Create(st.stmt.Dest)
 	db.Error, db.RowsAffected = res.Error, res.RowsAffected
 }

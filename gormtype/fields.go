@@ -16,12 +16,12 @@ import (
 // sortid:"auto". The tag sortid:"-" keeps a primary key from being filled.
 const TagAuto = "sortid"
 
-// idTypes are the field types AutoID fills, also behind a pointer; the
-// first three are never NULL.
-var idTypes = []reflect.Type{
-	reflect.TypeFor[HUID](), reflect.TypeFor[SCRU128](), reflect.TypeFor[SCRU128Bytes](),
-	reflect.TypeFor[NullHUID](), reflect.TypeFor[NullSCRU128](), reflect.TypeFor[NullSCRU128Bytes](),
-}
+// notNullTypes are the ID types that never store NULL, nor their zero value.
+var notNullTypes = []reflect.Type{reflect.TypeFor[HUID](), reflect.TypeFor[SCRU128](), reflect.TypeFor[SCRU128Bytes]()}
+
+// idTypes are the field types AutoID fills, also behind a pointer.
+var idTypes = append(slices.Clone(notNullTypes),
+	reflect.TypeFor[NullHUID](), reflect.TypeFor[NullSCRU128](), reflect.TypeFor[NullSCRU128Bytes]())
 
 // coreTypes are idtype's ID types, which GORM cannot store as IDs: it
 // makes an idtype.HUID key auto-increment and an idtype.SCRU128 text.
@@ -115,7 +115,7 @@ func checkSave(stmt *gorm.Statement) error {
 	var err error
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
 		for _, f := range stmt.Schema.Fields {
-			if !selected[f.DBName] || f.PrimaryKey || !slices.Contains(idTypes[:3], f.FieldType) || err != nil {
+			if !selected[f.DBName] || f.PrimaryKey || !slices.Contains(notNullTypes, f.FieldType) || err != nil {
 				continue
 			}
 			if _, zero := f.ValueOf(stmt.Context, row); zero {

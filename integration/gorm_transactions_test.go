@@ -28,6 +28,16 @@ type txAccount struct {
 
 func (txAccount) TableName() string { return "tx_accounts" }
 
+// openTxAccounts opens d with AutoID drawing from a takenFirst source and
+// an empty tx_accounts table holding one account, "taken@x".
+func openTxAccounts(t *testing.T, d gormDialect) (*takenFirst, *gorm.DB, txAccount) {
+	t.Helper()
+	src := &takenFirst{}
+	db := d.open(t, &gorm.Config{}, src.plugin(0))
+	resetTables(t, db, &txAccount{})
+	return src, db, seedTxAccount(t, db, "taken@x")
+}
+
 func seedTxAccount(t *testing.T, db *gorm.DB, email string) txAccount {
 	t.Helper()
 	a := txAccount{ID: gormtype.NewHUID(), Email: email, Name: "seed"}
@@ -41,10 +51,7 @@ func seedTxAccount(t *testing.T, db *gorm.DB, email string) txAccount {
 // transaction goes on.
 func TestGormTransactionSavepointsReleased(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
-		src := &takenFirst{}
-		db := d.open(t, &gorm.Config{}, src.plugin(0))
-		resetTables(t, db, &txAccount{})
-		taken := seedTxAccount(t, db, "taken@x")
+		src, db, taken := openTxAccounts(t, d)
 		err := db.Transaction(func(tx *gorm.DB) error {
 			if err := tx.Create(&txAccount{Email: "a@x"}).Error; err != nil { // sortid_1
 				return err
@@ -85,10 +92,7 @@ func TestGormTransactionSavepointsReleased(t *testing.T) {
 // nothing of it remains, and the outer transaction goes on and commits.
 func TestGormTransactionNestedRollback(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
-		src := &takenFirst{}
-		db := d.open(t, &gorm.Config{}, src.plugin(0))
-		resetTables(t, db, &txAccount{})
-		taken := seedTxAccount(t, db, "taken@x")
+		src, db, taken := openTxAccounts(t, d)
 		err := db.Transaction(func(tx *gorm.DB) error {
 			if err := tx.Create(&txAccount{Email: "outer@x"}).Error; err != nil {
 				return err
@@ -156,10 +160,7 @@ func TestGormTransactionNoRetryNoSavepoint(t *testing.T) {
 // stored once.
 func TestGormTransactionRetryKeepsEarlierRows(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
-		src := &takenFirst{}
-		db := d.open(t, &gorm.Config{}, src.plugin(0))
-		resetTables(t, db, &txAccount{})
-		taken := seedTxAccount(t, db, "taken@x")
+		src, db, taken := openTxAccounts(t, d)
 		before := txAccount{Email: "before@x"}
 		batch := []txAccount{{Email: "b1@x"}, {Email: "b2@x"}, {Email: "b3@x"}}
 		err := db.Transaction(func(tx *gorm.DB) error {

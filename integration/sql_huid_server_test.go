@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -60,21 +61,17 @@ func TestSQLHUIDReadOnlySessionsAtBirthdayBound(t *testing.T) {
 			errs := make([]error, conns)
 			cs := make([]*pgx.Conn, conns)
 			for c := range cs {
-				cs[c] = pgtest.Conn(t)
 				if preset != "" {
 					cs[c] = connectWith(t, pgtest.URL(t), "sortid.huid_key", preset)
+				} else {
+					cs[c] = pgtest.Conn(t)
 				}
 			}
-			done := make(chan int)
+			var wg sync.WaitGroup
 			for c, conn := range cs {
-				go func() {
-					defer func() { done <- c }()
-					made[c], errs[c] = readOnlyHUIDs(t.Context(), conn, perConn)
-				}()
+				wg.Go(func() { made[c], errs[c] = readOnlyHUIDs(t.Context(), conn, perConn) })
 			}
-			for range cs {
-				<-done
-			}
+			wg.Wait()
 			for c := range cs {
 				if errs[c] != nil {
 					t.Fatalf("session %d: %v", c, errs[c])
@@ -110,17 +107,11 @@ func readOnlyHUIDs(ctx context.Context, conn *pgx.Conn, n int) ([]int64, error) 
 // start, as PGOPTIONS='-c key=value' does.
 func connectWith(t *testing.T, url, key, value string) *pgx.Conn {
 	t.Helper()
-	cfg, err := pgx.ParseConfig(url)
+	withParam, err := pgtest.WithParam(url, key, value)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.RuntimeParams[key] = value
-	conn, err := pgx.ConnectConfig(t.Context(), cfg)
-	if err != nil {
-		t.Fatalf("connect with %s=%s: %v", key, value, err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return pgcluster.Connect(t, withParam)
 }
 
 // TestSQLHUIDServerKeysSurviveSessionEvents: one install's keys stay
@@ -130,20 +121,11 @@ func connectWith(t *testing.T, url, key, value string) *pgx.Conn {
 // again), DISCARD ALL, RESET ALL and a new connection.
 func TestSQLHUIDServerKeysSurviveSessionEvents(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	conn := pgtest.Conn(t)
 	var keys []int64
-	collect := func(sql string) {
+	collect := func(sql string) { // simple protocol: DISCARD ALL drops prepared statements
 		t.Helper()
-		rows, err := conn.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		keys = append(keys, got...)
+		keys = append(keys, queryInt64sOn(t, conn, sql, pgx.QueryExecModeSimpleProtocol)...)
 	}
 	for range 3 {
 		execAll(t, conn, `SELECT set_config('sortid.huid_state', ((huid_generate() >> 21) + 5000 << 21)::text, false)`)
@@ -292,15 +274,7 @@ func TestSQLHUIDServerAfterRestart(t *testing.T) {
 	var last int64
 	for _, mode := range []string{"fast", "immediate", ""} {
 		conn := pgcluster.Connect(t, url)
-		rows, err := conn.Query(t.Context(), `SELECT huid_generate() FROM generate_series(1, 5000)`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, got...)
+		keys = append(keys, queryInt64sOn(t, conn, `SELECT huid_generate() FROM generate_series(1, 5000)`)...)
 		var counter int64
 		if err := conn.QueryRow(t.Context(), `SELECT currval('sortid_huid_counter')`).Scan(&counter); err != nil {
 			t.Fatal(err)

@@ -161,16 +161,23 @@ func execOnEach(t *testing.T, conns []*pgx.Conn, perConn int, stmt string) {
 	}
 }
 
-// queryInt64s returns the single bigint column of every row of query.
+// queryInt64s returns the single bigint column of every row of query, run
+// on a new connection to the run's database.
 func queryInt64s(t *testing.T, query string, args ...any) []int64 {
 	t.Helper()
-	rows, err := pgtest.Conn(t).Query(t.Context(), query, args...)
+	return queryInt64sOn(t, pgtest.Conn(t), query, args...)
+}
+
+// queryInt64sOn is queryInt64s on conn.
+func queryInt64sOn(t *testing.T, conn *pgx.Conn, query string, args ...any) []int64 {
+	t.Helper()
+	rows, err := conn.Query(t.Context(), query, args...)
 	if err != nil {
-		t.Fatalf("query: %v", err)
+		t.Fatalf("%s: %v", query, err)
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		t.Fatalf("rows: %v", err)
+		t.Fatalf("%s: %v", query, err)
 	}
 	return out
 }

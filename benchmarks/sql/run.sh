@@ -6,7 +6,7 @@
 # Connection: the usual libpq variables (PGHOST, PGPORT, PGUSER, PGDATABASE); the
 # script creates and drops a scratch database named sortid_bench_$$.
 # sortid_huid_session() is huid_generate()'s per-session generator (its read-only
-# fallback, and huid_generate() itself before the server-wide counter), measured
+# fallback, and huid_generate() before the server-wide counter, less its window check), measured
 # beside it. Every round runs, in turn, for each generator:
 #   * INSERT INTO t(x) SELECT g FROM generate_series(1, ROWS) g into an UNLOGGED table
 #     whose PRIMARY KEY is filled by DEFAULT f() (a duplicate key is reported as FAIL);

@@ -228,7 +228,7 @@ COMMENT ON SEQUENCE sortid_huid_key IS 'sortid internal: its last value is the k
 
 -- sortid_huid_session is huid_generate() where the server's counter cannot be used: in a
 -- read-only transaction (a hot standby's included) and where sortid_huid_key has no
--- value. The session is the generator: it keeps a position v = ms << 21 | counter in the
+-- value; huid_generate() checks the clock against the HUID window before it. The session is the generator: it keeps a position v = ms << 21 | counter in the
 -- setting sortid.huid_state and returns sortid_huid_mix(v, key # pid << 42), a keyed
 -- permutation of the counter. The key is 60 CSPRNG bits drawn on the session's first
 -- call and kept in sortid.huid_key; the backend's pid is mixed in, so sessions sharing
@@ -245,13 +245,7 @@ CREATE OR REPLACE FUNCTION sortid_huid_session()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN sortid_huid_mix(
-         ((pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-           AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
-          OR sortid_require(pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-                              AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00',
-               '22008', 'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-               pg_catalog.clock_timestamp()))::integer
-         OPERATOR(pg_catalog.*) pg_catalog.set_config('sortid.huid_state',
+         pg_catalog.set_config('sortid.huid_state',
            GREATEST(('0' OPERATOR(pg_catalog.||) pg_catalog.current_setting('sortid.huid_state', true))::bigint
                       OPERATOR(pg_catalog.+) 1,
                     LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.-) 1767225600)
@@ -284,15 +278,14 @@ COMMENT ON FUNCTION sortid_huid_session() IS 'sortid internal: huid_generate() i
 CREATE OR REPLACE FUNCTION huid_generate()
 RETURNS bigint
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
-RETURN CASE WHEN pg_catalog.current_setting('transaction_read_only') OPERATOR(pg_catalog.=) 'off'
+RETURN ((pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+       AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
+      OR sortid_require(pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
+                          AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00',
+           '22008', 'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
+           pg_catalog.clock_timestamp()))::integer
+  OPERATOR(pg_catalog.*) CASE WHEN pg_catalog.current_setting('transaction_read_only') OPERATOR(pg_catalog.=) 'off'
   THEN COALESCE(sortid_huid_mix(
-         ((pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-           AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00')
-          OR sortid_require(pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00'
-                              AND pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) TIMESTAMP WITH TIME ZONE '2165-05-15 07:35:11.104+00',
-               '22008', 'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
-               pg_catalog.clock_timestamp()))::integer
-         OPERATOR(pg_catalog.*)
            ((LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.-) 1767225600)
                      OPERATOR(pg_catalog.*) 2097152000,
                    9223372036854774784)::bigint OPERATOR(pg_catalog.&) (-2097152)::bigint)
