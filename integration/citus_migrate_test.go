@@ -183,11 +183,12 @@ func (k *citusNodes) installed(t *testing.T) sortidInstall {
 // requireInstalled checks every node against the coordinator's install:
 // the same functions (identity arguments, volatility, strictness, parallel
 // safety) and domains, none missing from sortid_objects(), the same
-// definitions; COMMENTs and the key of huid_generate() on the coordinator
-// only.
+// definitions; COMMENTs on the coordinator only; a key of huid_generate() of
+// each node's own.
 func (k *citusNodes) requireInstalled(t *testing.T, want sortidInstall, step string) {
 	t.Helper()
 	var figures []string
+	keys := map[int64]string{}
 	for _, n := range k.c.Nodes() {
 		db := k.db(t, n)
 		if got := sortidObjects(t, db); !slices.Equal(got, want.objects) {
@@ -199,13 +200,19 @@ func (k *citusNodes) requireInstalled(t *testing.T, want sortidInstall, step str
 		if got := sortidDefinitions(t, db); !slices.Equal(got, want.definitions) {
 			t.Fatalf("%s: %s has other definitions:\n%v\nwant\n%v", step, n.Name, got, want.definitions)
 		}
-		// Citus creates sortid_huid_key on a worker from its definition,
-		// without the key: huid_generate() there makes keys per session.
-		var keyed bool
-		if err := db.QueryRowContext(t.Context(), `SELECT pg_sequence_last_value('sortid_huid_key') IS NOT NULL
-			AND huid_generate() > 0`).Scan(&keyed); err != nil || keyed != (n == k.c.Coordinator) {
-			t.Fatalf("%s: %s has a key for huid_generate(): %v (%v); want it on the coordinator only", step, n.Name, keyed, err)
+		// Every node makes keys with a generator of its own: its counter,
+		// under a key (the counter's START) no other node has.
+		var key, drawn int64
+		if err := db.QueryRowContext(t.Context(), `WITH made AS MATERIALIZED (SELECT huid_generate())
+			SELECT start_value, currval('sortid_huid_counter') FROM made, pg_sequences
+			WHERE schemaname = current_schema() AND sequencename = 'sortid_huid_counter'`).Scan(&key, &drawn); err != nil {
+			t.Fatalf("%s: %s: huid_generate() with the node's counter: %v", step, n.Name, err)
 		}
+		t.Logf("%s: %s: key %d, counter %d", step, n.Name, key, drawn)
+		if other, ok := keys[key]; ok {
+			t.Fatalf("%s: %s and %s have the same key %d for huid_generate()", step, n.Name, other, key)
+		}
+		keys[key] = n.Name
 		// Citus 13.2 does not propagate COMMENT ON FUNCTION, DOMAIN or SEQUENCE.
 		wantComments := 0
 		if n == k.c.Coordinator {

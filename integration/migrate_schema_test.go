@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -152,9 +153,8 @@ func TestMigrateSchemaPerTenant(t *testing.T) {
 		}
 	}
 	// Each install is a generator of its own: the tenant's role needs the
-	// grants on public's sequences to use public's, and then both work.
-	if _, err := db.ExecContext(ctx, fmt.Sprintf(`GRANT USAGE ON SEQUENCE public.sortid_huid_counter TO %[1]s;
-		GRANT SELECT ON SEQUENCE public.sortid_huid_key TO %[1]s`, role)); err != nil {
+	// grant on public's counter to use public's, and then both work.
+	if _, err := db.ExecContext(ctx, fmt.Sprintf(`GRANT USAGE ON SEQUENCE public.sortid_huid_counter TO %s`, role)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = db.ExecContext(context.Background(), "DROP OWNED BY "+role) })
@@ -330,7 +330,8 @@ var downCallers = []struct {
 // leaves every sortid object in place, with golang-migrate, goose,
 // migrations.Down in one Exec, and `sortid sql down` piped into psql (with
 // and without ON_ERROR_STOP). Once nothing does, it drops everything.
-// `sortid sql up` piped into psql twice succeeds.
+// `sortid sql up` piped into psql twice succeeds. All of it holds in sessions
+// that carry the settings oldSessionSettings names too.
 func TestMigrateDownInUseChangesNothing(t *testing.T) {
 	t.Parallel()
 	tools := map[string]migratorFor{
@@ -339,6 +340,12 @@ func TestMigrateDownInUseChangesNothing(t *testing.T) {
 		"Apply":                      applyMigrator,
 		"psql":                       psqlMigrator("-v", "ON_ERROR_STOP=1"),
 		"psql without ON_ERROR_STOP": psqlMigrator(),
+	}
+	for name, tool := range maps.Clone(tools) {
+		tools[name+" with old session settings"] = func(t *testing.T, dbURL string, db *sql.DB) migrator {
+			setDatabaseDefaults(t, dbURL, oldSessionSettings)
+			return tool(t, dbURL, db)
+		}
 	}
 	eachTool(t, tools, func(t *testing.T, name string, m migrator, db *sql.DB) {
 		ctx := t.Context()
@@ -378,6 +385,51 @@ func TestMigrateDownInUseChangesNothing(t *testing.T) {
 		}
 	})
 }
+
+// oldSessionSettings are settings a psql user may carry (in ~/.psqlrc,
+// PGOPTIONS or ALTER ROLE) that change how SQL text is read or written:
+// backslashes in plain string literals, quoted identifiers in format('%I')
+// and regnamespace output, unchecked function bodies. (The search_path names
+// the schema to install in or drop from: TestSQLMigrateSearchPath.)
+var oldSessionSettings = map[string]string{
+	"standard_conforming_strings": "off",
+	"escape_string_warning":       "off",
+	"quote_all_identifiers":       "on",
+	"check_function_bodies":       "off",
+}
+
+// setDatabaseDefaults makes settings the defaults of every new session of
+// the database at dbURL, and checks that a new session has them.
+func setDatabaseDefaults(t *testing.T, dbURL string, settings map[string]string) {
+	t.Helper()
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for name, value := range settings {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("DO $$BEGIN EXECUTE format('ALTER DATABASE %%I SET %s = %%L', current_database(), %s); END$$",
+			name, pgQuote(value))); err != nil {
+			t.Fatalf("ALTER DATABASE SET %s: %v", name, err)
+		}
+	}
+	db.SetMaxIdleConns(0)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for name, value := range settings {
+		var got string
+		if err := conn.QueryRowContext(ctx, "SELECT current_setting($1)", name).Scan(&got); err != nil || got != value {
+			t.Fatalf("a new session has %s = %q (%v), want %q", name, got, err, value)
+		}
+	}
+}
+
+// pgQuote quotes s as a standard SQL string literal.
+func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // TestMigrateQualified migrates with a schema searched before pg_catalog
 // that holds, with the same argument types, a copy that raises of every

@@ -2,12 +2,14 @@ package integration_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sortid/sortid/integration/internal/pgcluster"
 	"github.com/sortid/sortid/integration/internal/pgtest"
@@ -187,39 +189,86 @@ func TestSQLHUIDServerCounterRule(t *testing.T) {
 	}
 }
 
-// TestSQLHUIDServerCounterHoldsNoBlock: the counter is installed with CACHE 1
-// and NO CYCLE. The test sets a session's counter 2^21 behind another's:
-// with CACHE 1 every call reads the shared value, and two sessions
-// alternating in the same milliseconds never meet; with CACHE 20 (set here
-// to show what the test catches) a session keeps using the block it took
-// before, and the two sessions make the same keys.
-func TestSQLHUIDServerCounterHoldsNoBlock(t *testing.T) {
+// TestSQLHUIDServerCounterSettings: the counter is installed with CACHE 1,
+// INCREMENT BY 1 and NO CYCLE, and with them two sessions alternating in the
+// same milliseconds, one of them 2^21 ahead, never meet. A counter altered to
+// a setting that would let sessions use counters 2^21 apart in one
+// millisecond (a cached block, a step of 2^21, a cycle) makes huid_generate()
+// raise 55000 naming the setting, with the ALTER SEQUENCE that restores it as
+// the hint; after that ALTER it makes distinct keys again.
+func TestSQLHUIDServerCounterSettings(t *testing.T) {
 	t.Parallel()
-	a := schemaInstall(t, "huid_counter_cache")
-	var cache int64
+	a := schemaInstall(t, "huid_counter_settings")
+	var cache, increment int64
 	var cycle bool
-	if err := a.QueryRow(t.Context(), `SELECT cache_size, cycle FROM pg_sequences
-		WHERE schemaname = current_schema() AND sequencename = 'sortid_huid_counter'`).Scan(&cache, &cycle); err != nil {
+	if err := a.QueryRow(t.Context(), `SELECT cache_size, increment_by, cycle FROM pg_sequences
+		WHERE schemaname = current_schema() AND sequencename = 'sortid_huid_counter'`).Scan(&cache, &increment, &cycle); err != nil {
 		t.Fatal(err)
 	}
-	if cache != 1 || cycle {
-		t.Fatalf("sortid_huid_counter: CACHE %d, CYCLE %v; want CACHE 1, NO CYCLE", cache, cycle)
+	if cache != 1 || increment != 1 || cycle {
+		t.Fatalf("sortid_huid_counter: CACHE %d, INCREMENT BY %d, CYCLE %v; want CACHE 1, INCREMENT BY 1, NO CYCLE", cache, increment, cycle)
 	}
-	b := connectWith(t, pgtest.URL(t), "search_path", "huid_counter_cache")
+	b := connectWith(t, pgtest.URL(t), "search_path", "huid_counter_settings")
 	if got := alternateAfterJump(t, a, b, 200); got != 0 {
 		t.Errorf("CACHE 1: %d keys made by both sessions; want 0", got)
 	}
-	// A block of 20 lines the two sessions up for 19 draws: tried until
-	// two of them share a millisecond.
-	execAll(t, a, "ALTER SEQUENCE sortid_huid_counter CACHE 20")
-	cached := connectWith(t, pgtest.URL(t), "search_path", "huid_counter_cache")
-	got := 0
-	for try := 0; try < 100 && got == 0; try++ {
-		got = alternateAfterJump(t, cached, b, 19)
+	for _, alter := range []string{"CACHE 20", "INCREMENT BY 2097152", "CYCLE", "MAXVALUE 9223372036854775806 CACHE 2"} {
+		execAll(t, a, "ALTER SEQUENCE sortid_huid_counter "+alter)
+		_, err := a.Exec(t.Context(), `SELECT huid_generate()`)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "55000" || !strings.Contains(pgErr.Message, "sortid_huid_counter") ||
+			pgErr.Hint != "ALTER SEQUENCE sortid_huid_counter CACHE 1 INCREMENT BY 1 NO CYCLE" {
+			t.Fatalf("huid_generate() after ALTER SEQUENCE sortid_huid_counter %s: %v; want 55000 naming the counter, hinting the ALTER that restores it", alter, err)
+		}
+		execAll(t, a, pgErr.Hint)
+		if got := alternateAfterJump(t, a, b, 50); got != 0 {
+			t.Errorf("after %s and %q: %d keys made by both sessions; want 0", alter, pgErr.Hint, got)
+		}
 	}
-	if got == 0 {
-		t.Errorf("CACHE 20: no key made by both sessions in 100 tries; the test no longer sees a cached block")
+}
+
+// TestSQLHUIDServerCounterMovedBack: what "reset all sequences" scripts,
+// a restore of the schema without its data and setval do to the counter
+// only moves it. huid_generate() keeps using the server's generator (its
+// key is the counter's START, which they leave alone), and keys made before
+// and after are distinct, as a counter repeats keys only within one
+// millisecond.
+func TestSQLHUIDServerCounterMovedBack(t *testing.T) {
+	t.Parallel()
+	conn := schemaInstall(t, "huid_counter_moved")
+	key := func() int64 {
+		var k int64
+		if err := conn.QueryRow(t.Context(), `SELECT start_value FROM pg_sequences
+			WHERE schemaname = current_schema() AND sequencename = 'sortid_huid_counter'`).Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		return k
 	}
+	before := key()
+	keys := queryInt64sOn(t, conn, `SELECT huid_generate() FROM generate_series(1, 20000)`)
+	for _, move := range []struct {
+		sql   string
+		drawn int64
+	}{
+		{"ALTER SEQUENCE sortid_huid_counter RESTART", before},
+		{"ALTER SEQUENCE sortid_huid_counter RESTART WITH 0", 0},
+		{"SELECT setval('sortid_huid_counter', 1, false)", 1},
+	} {
+		execAll(t, conn, move.sql)
+		var k, counter int64
+		if err := conn.QueryRow(t.Context(), `SELECT huid_generate(), currval('sortid_huid_counter')`).Scan(&k, &counter); err != nil {
+			t.Fatalf("after %s: %v", move.sql, err)
+		}
+		if counter != move.drawn {
+			t.Errorf("after %s huid_generate() drew counter %d, want %d: it did not use the server's generator", move.sql, counter, move.drawn)
+		}
+		keys = append(keys, k)
+		keys = append(keys, queryInt64sOn(t, conn, `SELECT huid_generate() FROM generate_series(1, 20000)`)...)
+		if got := key(); got != before {
+			t.Errorf("after %s the key is %d, was %d", move.sql, got, before)
+		}
+	}
+	checkDistinct(t, "keys around counter moves", keys)
 }
 
 // alternateAfterJump lets a draw one key, sets the counter from b 2^21
@@ -292,10 +341,8 @@ func TestSQLHUIDServerAfterRestart(t *testing.T) {
 	checkDistinct(t, "keys across restarts", keys)
 }
 
-// TestSQLHUIDServerPrivileges: a role that may not use the generator's two
-// sequences gets 42501 naming the one it lacks; with USAGE on the counter
-// and SELECT on the key it makes keys; and a role without SELECT on the key
-// cannot read it.
+// TestSQLHUIDServerPrivileges: a role without USAGE on the counter gets
+// 42501 naming it (also with SELECT alone), and with USAGE makes keys.
 func TestSQLHUIDServerPrivileges(t *testing.T) {
 	t.Parallel()
 	role := createRole(t)
@@ -303,37 +350,23 @@ func TestSQLHUIDServerPrivileges(t *testing.T) {
 	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP OWNED BY "+role) })
 	conn := pgtest.Conn(t)
 	execAll(t, conn, "SET ROLE "+role)
-	try := func(sql string) error {
-		_, err := conn.Exec(t.Context(), sql)
-		return err
-	}
 	for _, step := range []struct {
-		grant, wantObject string
+		grant string
+		ok    bool
 	}{
-		{"", "sortid_huid_counter"},
-		{"GRANT USAGE ON SEQUENCE sortid_huid_counter TO " + role, "sortid_huid_key"},
-		{"GRANT SELECT ON SEQUENCE sortid_huid_key TO " + role, ""},
+		{"", false},
+		{"GRANT SELECT ON SEQUENCE sortid_huid_counter TO " + role, false},
+		{"GRANT USAGE ON SEQUENCE sortid_huid_counter TO " + role, true},
 	} {
 		if step.grant != "" {
 			execAll(t, admin, step.grant)
 		}
-		err := try(`SELECT huid_generate()`)
-		if step.wantObject == "" {
-			if err != nil {
-				t.Fatalf("after %s: %v", step.grant, err)
-			}
-			continue
+		_, err := conn.Exec(t.Context(), `SELECT huid_generate()`)
+		if step.ok && err != nil {
+			t.Fatalf("after %q: %v", step.grant, err)
 		}
-		if sqlState(err) != "42501" || !strings.Contains(err.Error(), step.wantObject) {
-			t.Errorf("huid_generate() without rights on %s: %v; want 42501 naming it", step.wantObject, err)
+		if !step.ok && (sqlState(err) != "42501" || !strings.Contains(err.Error(), "sortid_huid_counter")) {
+			t.Errorf("huid_generate() after %q: %v; want 42501 naming sortid_huid_counter", step.grant, err)
 		}
-		for _, read := range []string{`SELECT pg_sequence_last_value('sortid_huid_key')`, `SELECT last_value FROM sortid_huid_key`} {
-			if err := try(read); step.wantObject == "sortid_huid_key" && sqlState(err) != "42501" {
-				t.Errorf("%s without SELECT on the key: %v; want 42501", read, err)
-			}
-		}
-	}
-	if _, err := admin.Exec(t.Context(), `SELECT nextval('sortid_huid_key')`); err == nil || !strings.Contains(err.Error(), "maximum value") {
-		t.Errorf("nextval on the key: %v; want it refused (reached maximum value)", err)
 	}
 }

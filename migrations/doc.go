@@ -32,10 +32,9 @@
 // Up and Down return the SQL text for other tools.
 //
 // Generator state: huid_generate() is one generator per install, whose state is the
-// sequences sortid_huid_counter and sortid_huid_key; a role other than the one that ran
-// the migration needs USAGE on the first and SELECT on the second to make keys. In a
-// read-only transaction, or where sortid_huid_key has no value (a Citus worker, a
-// schema-only restore), huid_generate() keeps per-session state in the custom settings
+// sequence sortid_huid_counter (its START value is the key); a role other than the one
+// that ran the migration needs USAGE on it to make keys. In a read-only transaction
+// huid_generate() keeps per-session state in the custom settings
 // sortid.huid_state and sortid.huid_key, as scru128_generate() and scru128_generate_at()
 // always do in sortid.scru128_state and sortid.scru128_at_state; see the comments in
 // the up migration for the exact generator rules.

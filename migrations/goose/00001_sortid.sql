@@ -71,19 +71,20 @@ DECLARE
   found pg_catalog.text;
 BEGIN
   IF pg_catalog.current_schema() OPERATOR(pg_catalog.=) 'pg_catalog'
-     OR pg_catalog.current_schema() OPERATOR(pg_catalog.=)
-        pg_catalog.format('%s', pg_catalog.pg_my_temp_schema()::pg_catalog.regnamespace) THEN
+     OR pg_catalog.pg_my_temp_schema() OPERATOR(pg_catalog.=)
+        (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()) THEN
     RAISE EXCEPTION USING ERRCODE = '22023',
       MESSAGE = pg_catalog.format('sortid: search_path %s would create the sortid functions in %s',
                                   pg_catalog.current_setting('search_path'), pg_catalog.current_schema()),
       HINT = 'Name only the schema the functions belong in, e.g. SET search_path = app.';
   END IF;
-  FOREACH typ IN ARRAY ARRAY['anycompatible', 'anyelement', 'bytea', 'text', 'timestamptz', 'uuid'] LOOP
+  FOREACH typ IN ARRAY ARRAY['anycompatible', 'anyelement', 'bytea', 'regclass', 'text', 'timestamptz', 'uuid'] LOOP
     SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO found
     FROM pg_catalog.pg_type t
     JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
-    WHERE t.oid OPERATOR(pg_catalog.=) pg_catalog.to_regtype(typ);
-    IF found OPERATOR(pg_catalog.<>) ('pg_catalog.' OPERATOR(pg_catalog.||) typ) THEN
+    WHERE t.oid OPERATOR(pg_catalog.=) pg_catalog.to_regtype(typ)
+      AND n.oid OPERATOR(pg_catalog.<>) 'pg_catalog'::pg_catalog.regnamespace;
+    IF found IS NOT NULL THEN
       RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = pg_catalog.format('sortid: search_path %s makes the type name %s mean %s, not pg_catalog.%s',
                                     pg_catalog.current_setting('search_path'), typ, found, typ),
@@ -129,7 +130,7 @@ RETURN ARRAY[
   'function huid_generate_at(pg_catalog.timestamptz)',
   'function huid_generate()',
   'function sortid_huid_session()',
-  'sequence sortid_huid_key',
+  'function sortid_huid_key(pg_catalog.regclass)',
   'sequence sortid_huid_counter',
   'function sortid_huid_mix(bigint, bigint)',
   'function sortid_require(boolean, pg_catalog.text, pg_catalog.text, pg_catalog.anycompatible)',
@@ -223,44 +224,68 @@ $sortid$;
 COMMENT ON FUNCTION sortid_huid_mix(bigint, bigint) IS 'sortid internal: HUID of position v (ms << 21 | counter) under key k; a bijection on the low 21 bits.';
 -- +goose StatementEnd
 
--- The server's HUID generator: sortid_huid_counter, a counter shared by every session
--- (CACHE 1, so no session holds a block of values to use later), and the key of its
--- permutation, the last value of sortid_huid_key: 62 CSPRNG bits (of a
--- gen_random_uuid()) set here once, when the sequence is new. Both are read with the
--- caller's privileges: nextval needs USAGE on the counter, pg_sequence_last_value SELECT
--- on the key, and PUBLIC has neither, so a role that may not make keys cannot read the
--- key either. INCREMENT BY 2^62 on a key of at least 2^62 makes nextval on the key fail,
--- so it cannot be changed by mistake. A sequence made without its value (a Citus worker,
--- where Citus creates it from its definition; a schema-only restore) has no key: there
--- huid_generate() makes keys per session (sortid_huid_session).
+-- The server's HUID generator is one sequence, sortid_huid_counter: its values are a
+-- counter shared by every session, and its START value is the key of the permutation
+-- (62 CSPRNG bits of a gen_random_uuid(), set here once, when the sequence is new;
+-- running up again keeps it). A sequence hands every value out once and never rolls
+-- back, so keys stay distinct as long as each value is used in the millisecond it is
+-- drawn: that needs CACHE 1 (no session holds a block of values to use later),
+-- INCREMENT BY 1 and NO CYCLE. sortid_huid_key reads the key and checks those three on
+-- every call, and raises SQLSTATE 55000 naming the setting and the ALTER SEQUENCE that
+-- restores it, rather than make weaker keys. RESTART, setval, a schema-only restore
+-- or a Citus worker's own range only move the counter, which is harmless: repeated
+-- counters give repeated keys only within one millisecond. Roles that make keys need
+-- USAGE on the sequence (nextval checks it, PUBLIC has none).
 -- +goose StatementBegin
 CREATE SEQUENCE IF NOT EXISTS sortid_huid_counter AS bigint MINVALUE 0 START 0 CACHE 1 NO CYCLE;
 -- +goose StatementEnd
 -- +goose StatementBegin
-CREATE SEQUENCE IF NOT EXISTS sortid_huid_key AS bigint MINVALUE 0 START 0 INCREMENT BY 4611686018427387904 CACHE 1 NO CYCLE;
--- +goose StatementEnd
--- +goose StatementBegin
 DO $sortid$
 BEGIN
-  IF pg_catalog.pg_sequence_last_value('sortid_huid_key') IS NULL THEN
-    PERFORM pg_catalog.setval('sortid_huid_key',
+  IF (pg_catalog.pg_sequence_parameters('sortid_huid_counter'::pg_catalog.regclass)).start_value OPERATOR(pg_catalog.=) 0 THEN
+    EXECUTE pg_catalog.format('ALTER SEQUENCE sortid_huid_counter START WITH %s RESTART',
       ('x' OPERATOR(pg_catalog.||) pg_catalog.translate(pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 20), '-', ''))
-        ::bit(64)::bigint OPERATOR(pg_catalog.&) 4611686018427387903::bigint OPERATOR(pg_catalog.|) 4611686018427387904::bigint);
+        ::bit(64)::bigint OPERATOR(pg_catalog.&) 4611686018427387903::bigint OPERATOR(pg_catalog.|) 1::bigint);
   END IF;
 END
 $sortid$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-COMMENT ON SEQUENCE sortid_huid_counter IS 'sortid internal: counter of huid_generate(), shared by all sessions; roles that make HUIDs need USAGE on it.';
+COMMENT ON SEQUENCE sortid_huid_counter IS 'sortid internal: counter of huid_generate(), shared by all sessions, whose START value is the key; keep CACHE 1, INCREMENT BY 1, NO CYCLE; roles that make HUIDs need USAGE on it.';
 -- +goose StatementEnd
+
+-- sortid_huid_key returns the key of the server's generator, the START value of
+-- counter, and raises SQLSTATE 55000 if counter's CACHE, INCREMENT or CYCLE would let
+-- two sessions use counters 2^21 apart in one millisecond (see above). PL/pgSQL binds
+-- the parameters once; every name in it is pg_catalog-qualified (see the header).
 -- +goose StatementBegin
-COMMENT ON SEQUENCE sortid_huid_key IS 'sortid internal: its last value is the key of huid_generate()''s permutation; roles that make HUIDs need SELECT on it; do not change it.';
+CREATE OR REPLACE FUNCTION sortid_huid_key(counter regclass)
+RETURNS bigint
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $sortid$
+DECLARE
+  p record := pg_catalog.pg_sequence_parameters(counter);
+BEGIN
+  IF p.cache_size OPERATOR(pg_catalog.<>) 1 OR p.increment OPERATOR(pg_catalog.<>) 1 OR p.cycle_option THEN
+    RAISE EXCEPTION USING ERRCODE = '55000',
+      MESSAGE = pg_catalog.format('huid_generate: sequence %s has CACHE %s, INCREMENT BY %s, %s; the server''s HUIDs stay distinct only with CACHE 1, INCREMENT BY 1, NO CYCLE',
+                                  counter, p.cache_size, p.increment, CASE WHEN p.cycle_option THEN 'CYCLE' ELSE 'NO CYCLE' END),
+      HINT = pg_catalog.format('ALTER SEQUENCE %s CACHE 1 INCREMENT BY 1 NO CYCLE', counter);
+  END IF;
+  RETURN p.start_value;
+END
+$sortid$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+COMMENT ON FUNCTION sortid_huid_key(regclass) IS 'sortid internal: the key of huid_generate(), the START value of its counter, whose CACHE 1, INCREMENT BY 1 and NO CYCLE it checks.';
 -- +goose StatementEnd
 
 -- sortid_huid_session is huid_generate() where the server's counter cannot be used: in a
--- read-only transaction (a hot standby's included) and where sortid_huid_key has no
--- value; huid_generate() checks the clock against the HUID window before it. The session is the generator: it keeps a position v = ms << 21 | counter in the
+-- read-only transaction (a hot standby's included); huid_generate() checks the clock
+-- against the HUID window before it. The session is the generator: it keeps a position
+-- v = ms << 21 | counter in the
 -- setting sortid.huid_state and returns sortid_huid_mix(v, key # pid << 42), a keyed
 -- permutation of the counter. The key is 60 CSPRNG bits drawn on the session's first
 -- call and kept in sortid.huid_key; the backend's pid is mixed in, so sessions sharing
@@ -294,7 +319,7 @@ RETURN sortid_huid_mix(
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-COMMENT ON FUNCTION sortid_huid_session() IS 'sortid internal: huid_generate() in a read-only transaction or without the server''s key: one generator per session, whose HUIDs never go back and whose tails are a keyed permutation of a per-session counter; sessions collide at the birthday bound.';
+COMMENT ON FUNCTION sortid_huid_session() IS 'sortid internal: huid_generate() in a read-only transaction: one generator per session, whose HUIDs never go back and whose tails are a keyed permutation of a per-session counter; sessions collide at the birthday bound.';
 -- +goose StatementEnd
 
 -- huid_generate returns a new HUID from the clock; outside the HUID window
@@ -307,9 +332,10 @@ COMMENT ON FUNCTION sortid_huid_session() IS 'sortid internal: huid_generate() i
 -- differ by a multiple of 2^21: 2 097 152 keys or more made on the server between them
 -- within one millisecond of clock time, which happens only if the clock steps back.
 -- Within a millisecond the tails are a uniform sample without replacement. The counter
--- and the clock are read in one call, never long apart. Where nextval cannot run (a
--- read-only transaction, a hot standby) or the key has no value, it is
--- sortid_huid_session(): one generator per session, birthday-bound between sessions.
+-- and the clock are read in one call, never long apart. A counter whose settings break
+-- this raises (sortid_huid_key). Where nextval cannot run (a read-only transaction, a
+-- hot standby), it is sortid_huid_session(): one generator per session,
+-- birthday-bound between sessions.
 -- Other servers, other installs and keys made in Go are other generators.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION huid_generate()
@@ -322,13 +348,12 @@ RETURN ((pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>=) TIMESTAMP WITH TIM
            '22008', 'huid_generate: clock %s is outside the HUID window [2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]',
            pg_catalog.clock_timestamp()))::integer
   OPERATOR(pg_catalog.*) CASE WHEN pg_catalog.current_setting('transaction_read_only') OPERATOR(pg_catalog.=) 'off'
-  THEN COALESCE(sortid_huid_mix(
-           ((LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.-) 1767225600)
-                     OPERATOR(pg_catalog.*) 2097152000,
-                   9223372036854774784)::bigint OPERATOR(pg_catalog.&) (-2097152)::bigint)
-            OPERATOR(pg_catalog.|) (pg_catalog.nextval('sortid_huid_counter') OPERATOR(pg_catalog.&) 2097151::bigint)),
-         pg_catalog.pg_sequence_last_value('sortid_huid_key')),
-       sortid_huid_session())
+  THEN sortid_huid_mix(
+         ((LEAST((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.-) 1767225600)
+                   OPERATOR(pg_catalog.*) 2097152000,
+                 9223372036854774784)::bigint OPERATOR(pg_catalog.&) (-2097152)::bigint)
+          OPERATOR(pg_catalog.|) (pg_catalog.nextval('sortid_huid_counter') OPERATOR(pg_catalog.&) 2097151::bigint)),
+         sortid_huid_key('sortid_huid_counter'))
   ELSE sortid_huid_session() END;
 -- +goose StatementEnd
 
@@ -1048,8 +1073,9 @@ $sortid$;
 -- function or domain of this schema (PL/pgSQL and quoted SQL bodies, for which it records
 -- none): unqualified, unless the function pins a search_path without this schema, or
 -- qualified with this schema's name. Another install's own functions do not count. The DROPs have no CASCADE, so
--- they never touch data either; the two sequences of huid_generate() go with the
--- functions. The session settings sortid.huid_state, sortid.huid_key,
+-- they never touch data either; the sequence of huid_generate() goes with the
+-- functions. Its string literals mean the same under any standard_conforming_strings
+-- (E'' strings for the backslashes), and its messages under any quote_all_identifiers. The session settings sortid.huid_state, sortid.huid_key,
 -- sortid.scru128_state and sortid.scru128_at_state are not objects; they vanish with the
 -- session.
 -- +goose StatementBegin
@@ -1061,6 +1087,9 @@ DECLARE
   users pg_catalog.text;
   entry pg_catalog.text;
 BEGIN
+  -- Messages name objects as PostgreSQL prints them; quote_all_identifiers would quote
+  -- every name. Off until the end of the transaction this statement runs in.
+  PERFORM pg_catalog.set_config('quote_all_identifiers', 'off', true);
   IF schema_name IS NULL THEN
     RAISE EXCEPTION USING ERRCODE = '3F000',
       MESSAGE = pg_catalog.format('sortid down: search_path %s names no existing schema', pg_catalog.current_setting('search_path')),
@@ -1115,8 +1144,8 @@ BEGIN
            OPERATOR(pg_catalog.||) ')' AS user_
     FROM pg_catalog.pg_proc p
     CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosrc,
-           '(?:([^][\s."(),;:=+*/<>|&!~%^@#''{}-]+|"(?:[^"]|"")+")\s*\.\s*)?\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
-             OPERATOR(pg_catalog.||) ')\M', 'gi') AS m
+           E'(?:([^][\\s."(),;:=+*/<>|&!~%^@#''{}-]+|"(?:[^"]|"")+")\\s*\\.\\s*)?\\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
+             OPERATOR(pg_catalog.||) E')\\M', 'gi') AS m
     LEFT JOIN LATERAL (SELECT pg_catalog.substr(c, 13) AS path
                        FROM pg_catalog.unnest(p.proconfig) AS c
                        WHERE c OPERATOR(pg_catalog.~~) 'search_path=%') AS pinned ON true

@@ -9,8 +9,9 @@
 -- function or domain of this schema (PL/pgSQL and quoted SQL bodies, for which it records
 -- none): unqualified, unless the function pins a search_path without this schema, or
 -- qualified with this schema's name. Another install's own functions do not count. The DROPs have no CASCADE, so
--- they never touch data either; the two sequences of huid_generate() go with the
--- functions. The session settings sortid.huid_state, sortid.huid_key,
+-- they never touch data either; the sequence of huid_generate() goes with the
+-- functions. Its string literals mean the same under any standard_conforming_strings
+-- (E'' strings for the backslashes), and its messages under any quote_all_identifiers. The session settings sortid.huid_state, sortid.huid_key,
 -- sortid.scru128_state and sortid.scru128_at_state are not objects; they vanish with the
 -- session.
 DO $sortid$
@@ -21,6 +22,9 @@ DECLARE
   users pg_catalog.text;
   entry pg_catalog.text;
 BEGIN
+  -- Messages name objects as PostgreSQL prints them; quote_all_identifiers would quote
+  -- every name. Off until the end of the transaction this statement runs in.
+  PERFORM pg_catalog.set_config('quote_all_identifiers', 'off', true);
   IF schema_name IS NULL THEN
     RAISE EXCEPTION USING ERRCODE = '3F000',
       MESSAGE = pg_catalog.format('sortid down: search_path %s names no existing schema', pg_catalog.current_setting('search_path')),
@@ -75,8 +79,8 @@ BEGIN
            OPERATOR(pg_catalog.||) ')' AS user_
     FROM pg_catalog.pg_proc p
     CROSS JOIN LATERAL pg_catalog.regexp_matches(p.prosrc,
-           '(?:([^][\s."(),;:=+*/<>|&!~%^@#''{}-]+|"(?:[^"]|"")+")\s*\.\s*)?\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
-             OPERATOR(pg_catalog.||) ')\M', 'gi') AS m
+           E'(?:([^][\\s."(),;:=+*/<>|&!~%^@#''{}-]+|"(?:[^"]|"")+")\\s*\\.\\s*)?\\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(names, '|')
+             OPERATOR(pg_catalog.||) E')\\M', 'gi') AS m
     LEFT JOIN LATERAL (SELECT pg_catalog.substr(c, 13) AS path
                        FROM pg_catalog.unnest(p.proconfig) AS c
                        WHERE c OPERATOR(pg_catalog.~~) 'search_path=%') AS pinned ON true
