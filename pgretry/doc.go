@@ -46,6 +46,16 @@
 // by its English message); [InsertOn] with "events_pkey" matches the
 // shard's name; [InsertOnKey] reads the detail, which Citus keeps.
 //
+// The XX000 message is in the language of Citus's own sessions on the nodes
+// that hold the shard (the workers; for a reference table every node, the
+// coordinator too): their lc_messages comes from the server's configuration
+// or a database or role setting, not from the client's SET lc_messages
+// (Citus passes on only a SET LOCAL, with citus.propagate_set_commands =
+// 'local'). With servers in another language, none of the helpers retries
+// the XX000 form; run ALTER DATABASE app SET lc_messages = 'C' (or ALTER
+// ROLE app SET lc_messages = 'C') as a superuser on the coordinator, which
+// Citus passes on to every node.
+//
 // # Transactions
 //
 // Inside an explicit transaction a failed INSERT aborts the whole
