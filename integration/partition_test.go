@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/integration/internal/pgcluster"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
@@ -177,8 +178,9 @@ func partmanDatabase(t *testing.T) *sql.DB {
 	return db
 }
 
-// needExtension skips the test, or under CI=true fails it, when the test
-// server cannot create the extension name.
+// needExtension skips the test, or under CI=true fails it unless it is a
+// listed exception (pgcluster.Missing), when the test server cannot create
+// the extension name.
 func needExtension(t *testing.T, name string) {
 	t.Helper()
 	ok, err := pgtest.CheckExtension(t.Context(), pgtest.URL(t), name, os.Getenv)
@@ -186,7 +188,11 @@ func needExtension(t *testing.T, name string) {
 		t.Fatal(err)
 	}
 	if !ok {
-		t.Skipf("the PostgreSQL server lacks the %s extension (under CI=true this fails): %s", name, pgtest.ExtensionFix(name))
+		major, err := pgtest.ServerMajor(t.Context(), pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pgcluster.Missing(t, major, name, pgtest.ExtensionFix(name))
 	}
 }
 

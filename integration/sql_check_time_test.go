@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sortid/sortid/idtype"
+	"github.com/sortid/sortid/integration/internal/pgcluster"
 	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
@@ -183,8 +184,7 @@ func TestSQLCheckTimeMillisecondEdges(t *testing.T) {
 		for _, kind := range []string{"HUID", "SCRU128"} {
 			var got string
 			if err := conn.QueryRow(t.Context(), `SELECT pg_temp.check_time_at($1, $2, $3::text::interval, $4::text::interval)`,
-				kind, v.offset.Milliseconds(), fmt.Sprintf("%d microseconds", v.past.Microseconds()),
-				fmt.Sprintf("%d microseconds", v.future.Microseconds())).Scan(&got); err != nil {
+				kind, v.offset.Milliseconds(), intervalText(v.past), intervalText(v.future)).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			switch {
@@ -198,6 +198,14 @@ func TestSQLCheckTimeMillisecondEdges(t *testing.T) {
 			t.Errorf("Go at now%+v, skew -%v/+%v: %v, SQL want %q", v.offset, v.past, v.future, goErr, v.want)
 		}
 	}
+}
+
+// intervalText writes d as interval input that every supported PostgreSQL
+// reads exactly: seconds with six decimals, since PostgreSQL 14 refuses a
+// microseconds field beyond 32 bits.
+func intervalText(d time.Duration) string {
+	us := d.Microseconds()
+	return fmt.Sprintf("%d.%06d seconds", us/1e6, us%1e6)
 }
 
 // TestSQLCheckTimeZeroSkewAcceptsNow: a key made in the current
@@ -252,6 +260,16 @@ func TestSQLCheckTimeRestore(t *testing.T) {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is needed (Debian: postgresql-client): %v", tool, err)
 		}
+	}
+	// pg_dump refuses a server of a later major version than its own.
+	server, err := pgtest.ServerMajor(t.Context(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dump, err := pgtest.ProgramMajor("pg_dump"); err != nil {
+		t.Fatal(err)
+	} else if dump < server {
+		pgcluster.Missing(t, server, "pg_dump", fmt.Sprintf("pg_dump on PATH is %d's; put PostgreSQL %d's client programs first on PATH (Debian: postgresql-client-%d)", dump, server, server))
 	}
 	srcURL, src := migratedDatabase(t)
 	ctx := t.Context()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # scripts/pgbouncer.sh — start a PgBouncer in transaction pooling mode in front
-# of the PostgreSQL server at 127.0.0.1:5432, for the PgBouncer tests.
+# of the PostgreSQL server the tests use, for the PgBouncer tests: the one
+# SORTID_TEST_DATABASE names when it is set, else 127.0.0.1 at PGPORT
+# (default 5432).
 #
 # Each call starts its own PgBouncer in a new directory /tmp/sortid-pgbouncer.*
 # on the first free port from 16432 on, so a PgBouncer left by an earlier run
@@ -11,7 +13,7 @@
 #
 # Stop it with `kill "$SORTID_PGBOUNCER_PID"`. It trusts every connection
 # from this machine as user postgres and connects upstream as that user, so
-# the server must let postgres in from 127.0.0.1 without a password. Run as
+# the server must let postgres in from its TCP address without a password. Run as
 # root, it drops to the postgres user (PgBouncer refuses to run as root).
 set -euo pipefail
 
@@ -21,7 +23,7 @@ set -euo pipefail
 settings() {
 	cat <<EOF
 [databases]
-* = host=127.0.0.1 port=5432
+* = host=$upstream_host port=$upstream_port
 
 [pgbouncer]
 pool_mode = transaction
@@ -54,6 +56,19 @@ ours() {
 port_free() {
 	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
+
+# The server's own address and port, as it reports them: the same whether
+# SORTID_TEST_DATABASE is a URL or a keyword/value string.
+upstream=$(psql -X -q -At -F ' ' "${SORTID_TEST_DATABASE:-host=127.0.0.1 port=${PGPORT:-5432} user=postgres dbname=postgres}" \
+	-c 'SELECT host(inet_server_addr()), inet_server_port()') || {
+	echo "scripts/pgbouncer.sh: the PostgreSQL server does not answer (SORTID_TEST_DATABASE=${SORTID_TEST_DATABASE:-}, PGPORT=${PGPORT:-})" >&2
+	exit 1
+}
+read -r upstream_host upstream_port <<<"$upstream"
+if [ -z "$upstream_port" ]; then
+	echo "scripts/pgbouncer.sh: reached the server over a Unix socket; name a TCP host in SORTID_TEST_DATABASE" >&2
+	exit 1
+fi
 
 as_user=()
 [ "$(id -u)" -eq 0 ] && as_user=(-u postgres)

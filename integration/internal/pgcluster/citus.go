@@ -38,12 +38,8 @@ type Citus struct {
 // Citus is reported with Missing.
 func (h *Host) Citus(tb testing.TB, workers int) *Citus {
 	tb.Helper()
-	out, err := exec.Command("pg_config", "--pkglibdir").Output()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(strings.TrimSpace(string(out)), "citus.so")); err != nil {
-		Missing(tb, "Citus", CitusFix)
+	if _, err := os.Stat(filepath.Join(h.PkgLibDir(tb), "citus.so")); err != nil {
+		Missing(tb, h.Major, "Citus", CitusFix)
 	}
 	c := &Citus{Coordinator: h.citusNode(tb, "coordinator"), host: h}
 	c.Exec(tb, c.Coordinator, fmt.Sprintf("SELECT citus_set_coordinator_host('127.0.0.1', %d)", c.Coordinator.Port))
@@ -51,6 +47,22 @@ func (h *Host) Citus(tb testing.TB, workers int) *Citus {
 		c.AddWorker(tb)
 	}
 	return c
+}
+
+// PkgLibDir is the directory of the version's loadable modules: `pg_config
+// --pkglibdir` of Bindir's pg_config, or, where the version ships none (the
+// matrix's packages), lib/postgresql beside Bindir, where those put them.
+func (h *Host) PkgLibDir(tb testing.TB) string {
+	tb.Helper()
+	pgConfig := filepath.Join(h.Bindir, "pg_config")
+	if !isExecutable(pgConfig) {
+		return filepath.Join(filepath.Dir(h.Bindir), "lib", "postgresql")
+	}
+	out, err := exec.Command(pgConfig, "--pkglibdir").Output()
+	if err != nil {
+		tb.Fatalf("pgcluster: %s --pkglibdir: %v", pgConfig, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // AddWorker starts one more worker and adds it to the coordinator.

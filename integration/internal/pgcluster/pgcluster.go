@@ -1,5 +1,6 @@
 // Package pgcluster starts throwaway PostgreSQL clusters for one test:
-// initdb, pg_ctl and pg_basebackup from `pg_config --bindir`, run as the
+// initdb, pg_ctl and pg_basebackup of the version under test (the
+// directory SORTID_TEST_PGBIN names, else `pg_config --bindir`), run as the
 // postgres OS user when the test runs as root (initdb refuses root), data
 // under a temporary directory that user owns, servers listening on free
 // ports of 127.0.0.1 only. Every process it starts is stopped, and the
@@ -30,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/sortid/sortid/integration/internal/pgtest"
 	"github.com/sortid/sortid/migrations"
 )
 
@@ -41,10 +43,15 @@ const EnvCI = "CI"
 // waiting for it to accept connections.
 const StartTimeout = 60 * time.Second
 
-// Missing reports a component the test needs that this machine lacks: under
-// CI=true it fails tb, elsewhere it skips it, naming the fix either way.
-func Missing(tb testing.TB, what, fix string) {
+// Missing reports a component the test needs that this machine lacks for
+// PostgreSQL major (0 when unknown): a listed exception (pgtest.Exceptions)
+// skips tb with pgtest.ExceptionMarker; otherwise under CI=true it fails tb,
+// elsewhere it skips it, naming the fix either way.
+func Missing(tb testing.TB, major int, what, fix string) {
 	tb.Helper()
+	if e, ok := pgtest.Excepted(tb.Name(), major, what); ok {
+		tb.Skip(e.SkipMessage(tb.Name(), major))
+	}
 	if os.Getenv(EnvCI) == "true" {
 		tb.Fatalf("pgcluster: %s is missing and %s=true: %s", what, EnvCI, fix)
 	}
@@ -55,8 +62,11 @@ func Missing(tb testing.TB, what, fix string) {
 // when the test runs as root, inside a temporary directory Root that the
 // user owns.
 type Host struct {
-	// Bindir is `pg_config --bindir`: initdb, pg_ctl, pg_basebackup.
+	// Bindir holds the server programs under test (pgtest.PGBin): initdb,
+	// pg_ctl, postgres, and pg_basebackup where the version ships it.
 	Bindir string
+	// Major is the major version of Bindir's postgres.
+	Major int
 	// Root holds the clusters' data directories, logs and HOME.
 	Root string
 	cred *syscall.Credential
@@ -65,26 +75,33 @@ type Host struct {
 	tb   testing.TB
 }
 
-// NewHost finds the server programs and makes Root. A missing pg_config,
-// program or postgres user is reported with Missing. Root is removed when
-// the test ends, after every cluster and process has stopped.
+// NewHost finds the server programs, and the given programs of the same
+// version, in Bindir and makes Root. A missing Bindir, program or postgres
+// user is reported with Missing. Root is removed when the test ends, after
+// every cluster and process has stopped.
 func NewHost(tb testing.TB, programs ...string) *Host {
 	tb.Helper()
-	out, err := exec.Command("pg_config", "--bindir").Output()
+	bindir, err := pgtest.PGBin()
 	if err != nil {
-		Missing(tb, "pg_config", "install PostgreSQL's server packages, on Debian apt-get install postgresql-15")
+		Missing(tb, 0, "pg_config", fmt.Sprintf("install PostgreSQL's server packages, on Debian apt-get install postgresql-15, or set %s (%v)", pgtest.EnvPGBin, err))
 	}
-	h := &Host{Bindir: strings.TrimSpace(string(out)), uid: os.Getuid(), gid: os.Getgid(), tb: tb}
-	for _, p := range append([]string{"initdb", "pg_ctl", "pg_basebackup"}, programs...) {
-		if _, err := h.LookPath(p); err != nil {
-			Missing(tb, p, "install the package that provides it (initdb, pg_ctl, pg_basebackup: postgresql-15; pg_autoctl: postgresql-15-auto-failover); .ci/run does this")
+	h := &Host{Bindir: bindir, uid: os.Getuid(), gid: os.Getgid(), tb: tb}
+	if h.Major, err = pgtest.BinMajor(bindir); err != nil {
+		Missing(tb, 0, "postgres", fmt.Sprintf("no server programs in %s: %v", bindir, err))
+	}
+	// Only Bindir: a program of another version on PATH would not work
+	// with this version's clusters.
+	for _, p := range append([]string{"initdb", "pg_ctl", "postgres"}, programs...) {
+		if !isExecutable(filepath.Join(h.Bindir, p)) {
+			Missing(tb, h.Major, p, fmt.Sprintf("%s has no %s; install the package that provides it for PostgreSQL %d (initdb, pg_ctl: postgresql-%d; pg_autoctl: postgresql-%d-auto-failover); .ci/run does this for the system's version",
+				h.Bindir, p, h.Major, h.Major, h.Major))
 		}
 	}
 	if os.Geteuid() == 0 {
 		// initdb and postgres refuse to run as root.
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			Missing(tb, "the postgres OS user", "a test run as root starts its clusters as postgres; install postgresql-15, which creates it")
+			Missing(tb, 0, "the postgres OS user", "a test run as root starts its clusters as postgres; install postgresql-15, which creates it")
 		}
 		h.uid, _ = strconv.Atoi(u.Uid)
 		h.gid, _ = strconv.Atoi(u.Gid)
@@ -286,13 +303,18 @@ func (h *Host) Primary(tb testing.TB, name string, settings ...string) *Cluster 
 }
 
 // Standby creates a hot standby of c with `pg_basebackup -R -X stream`
-// (which writes primary_conninfo and standby.signal), with settings added,
-// and starts it on a free port. It is stopped when the test ends.
+// (which writes primary_conninfo and standby.signal), or, where the version
+// ships no pg_basebackup, with CopyBackup; with settings added, and starts
+// it on a free port. It is stopped when the test ends.
 func (c *Cluster) Standby(tb testing.TB, name string, settings ...string) *Cluster {
 	tb.Helper()
 	s := &Cluster{Host: c.Host, Name: name, Dir: c.Host.Dir(name), Port: FreePort(tb)}
-	c.Host.Run(tb, StartTimeout, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", "postgres",
-		"-D", s.Dir, "-R", "-X", "stream", "-c", "fast", "--no-sync")
+	if isExecutable(filepath.Join(c.Host.Bindir, "pg_basebackup")) {
+		c.Host.Run(tb, StartTimeout, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", "postgres",
+			"-D", s.Dir, "-R", "-X", "stream", "-c", "fast", "--no-sync")
+	} else {
+		c.CopyBackup(tb, s.Dir, name)
+	}
 	if len(settings) > 0 {
 		if err := appendFile(filepath.Join(s.Dir, "postgresql.conf"), strings.Join(settings, "\n")+"\n"); err != nil {
 			tb.Fatal(err)
@@ -300,6 +322,122 @@ func (c *Cluster) Standby(tb testing.TB, name string, settings ...string) *Clust
 	}
 	s.Start(tb)
 	return s
+}
+
+// backupNotCopied are the entries of a data directory that a base backup
+// leaves out, as pg_basebackup does: a directory named here is copied
+// empty.
+var backupNotCopied = map[string]bool{
+	"postmaster.pid": true, "postmaster.opts": true, "backup_label": true, "tablespace_map": true,
+	"pg_wal": true, "pg_replslot": true, "pg_stat_tmp": true, "pg_dynshmem": true,
+	"pg_notify": true, "pg_serial": true, "pg_snapshots": true, "pg_subtrans": true,
+}
+
+// CopyBackup makes dir a standby of c, set up as `pg_basebackup -R` sets
+// one up, with the low-level backup API instead (pg_backup_start and
+// pg_backup_stop; pg_start_backup and pg_stop_backup before PostgreSQL 15):
+// a copy of the running cluster's files and the backup_label the stop
+// returns. WAL from the backup's start on is kept for the standby by a
+// physical replication slot named slot, which it streams from.
+func (c *Cluster) CopyBackup(tb testing.TB, dir, slot string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(tb.Context(), StartTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		tb.Fatalf("pgcluster: connect to %s: %v", c.Name, err)
+	}
+	defer conn.Close(context.Background())
+	start, stop := "SELECT pg_backup_start('pgcluster', true)", "SELECT labelfile, spcmapfile FROM pg_backup_stop(true)"
+	if c.Host.Major < 15 {
+		start, stop = "SELECT pg_start_backup('pgcluster', true, false)", "SELECT labelfile, spcmapfile FROM pg_stop_backup(false, true)"
+	}
+	for _, q := range []string{"SELECT pg_create_physical_replication_slot($1, true)", start} {
+		args := []any{}
+		if strings.Contains(q, "$1") {
+			args = append(args, slot)
+		}
+		if _, err := conn.Exec(ctx, q, args...); err != nil {
+			tb.Fatalf("pgcluster: %s on %s: %v", q, c.Name, err)
+		}
+	}
+	if err := c.Host.copyTree(c.Dir, dir); err != nil {
+		tb.Fatalf("pgcluster: copy %s: %v", c.Dir, err)
+	}
+	var label, spcmap string
+	if err := conn.QueryRow(ctx, stop).Scan(&label, &spcmap); err != nil {
+		tb.Fatalf("pgcluster: %s on %s: %v", stop, c.Name, err)
+	}
+	conf := fmt.Sprintf("primary_conninfo = 'host=127.0.0.1 port=%d user=postgres'\nprimary_slot_name = '%s'\n", c.Port, slot)
+	files := map[string]string{"backup_label": label, "standby.signal": ""}
+	if spcmap != "" {
+		files["tablespace_map"] = spcmap
+	}
+	for name, text := range files {
+		if err := c.Host.writeFile(filepath.Join(dir, name), text); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := appendFile(filepath.Join(dir, "postgresql.auto.conf"), conf); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// copyTree copies the data directory src, a running cluster's, to dst, owned
+// by the host's user, leaving out backupNotCopied; files the server removes
+// while it runs are skipped.
+func (h *Host) copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if err := os.Mkdir(target, info.Mode().Perm()); err != nil {
+				return err
+			}
+			if err := os.Chown(target, h.uid, h.gid); err != nil {
+				return err
+			}
+			if rel != "." && backupNotCopied[rel] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		// The data directory is also the cluster's socket directory.
+		if backupNotCopied[rel] || !info.Mode().IsRegular() || strings.HasPrefix(d.Name(), ".s.PGSQL.") ||
+			strings.HasPrefix(d.Name(), "pgsql_tmp") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, data, info.Mode().Perm()); err != nil {
+			return err
+		}
+		return os.Chown(target, h.uid, h.gid)
+	})
+}
+
+// writeFile writes a file of mode 0600 owned by the host's user.
+func (h *Host) writeFile(path, text string) error {
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return err
+	}
+	return os.Chown(path, h.uid, h.gid)
 }
 
 // Start starts the cluster with pg_ctl and waits until it accepts
