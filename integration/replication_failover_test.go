@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,6 +130,9 @@ type autoFailover struct {
 func startAutoFailover(t *testing.T) *autoFailover {
 	t.Helper()
 	h := pgcluster.NewHost(t, "pg_autoctl")
+	if _, err := os.Stat(filepath.Join(h.PkgLibDir(t), "pgautofailover.so")); err != nil {
+		pgcluster.Missing(t, h.Major, "pg_auto_failover", fmt.Sprintf("PostgreSQL %d has no pgautofailover extension; install postgresql-%d-auto-failover; .ci/run does this for the system's version", h.Major, h.Major))
+	}
 	f := &autoFailover{h: h, ports: map[string]int{}, procs: map[string]*pgcluster.Process{}, dirs: map[string]string{}}
 	monPort := pgcluster.FreePort(t)
 	common := []string{"--hostname", "127.0.0.1", "--listen", "127.0.0.1", "--auth", "trust", "--no-ssl", "--run"}

@@ -89,12 +89,17 @@ func NewHost(tb testing.TB, programs ...string) *Host {
 	if h.Major, err = pgtest.BinMajor(bindir); err != nil {
 		Missing(tb, 0, "postgres", fmt.Sprintf("no server programs in %s: %v", bindir, err))
 	}
-	// Only Bindir: a program of another version on PATH would not work
-	// with this version's clusters.
-	for _, p := range append([]string{"initdb", "pg_ctl", "postgres"}, programs...) {
+	// The server programs only from Bindir: another version's on PATH would
+	// not work with this version's clusters. Client programs such as
+	// pg_autoctl may live on PATH.
+	for _, p := range []string{"initdb", "pg_ctl", "postgres"} {
 		if !isExecutable(filepath.Join(h.Bindir, p)) {
-			Missing(tb, h.Major, p, fmt.Sprintf("%s has no %s; install the package that provides it for PostgreSQL %d (initdb, pg_ctl: postgresql-%d; pg_autoctl: postgresql-%d-auto-failover); .ci/run does this for the system's version",
-				h.Bindir, p, h.Major, h.Major, h.Major))
+			Missing(tb, h.Major, p, fmt.Sprintf("%s has no %s; install postgresql-%d's server programs, or set %s", h.Bindir, p, h.Major, pgtest.EnvPGBin))
+		}
+	}
+	for _, p := range programs {
+		if _, err := h.LookPath(p); err != nil {
+			Missing(tb, h.Major, p, fmt.Sprintf("neither %s nor PATH has %s; install the package that provides it (pg_autoctl: pg-auto-failover-cli); .ci/run does this", h.Bindir, p))
 		}
 	}
 	if os.Geteuid() == 0 {

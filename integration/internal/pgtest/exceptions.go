@@ -56,7 +56,7 @@ var Exceptions = []Exception{
 	{
 		Tests:    []string{"TestReplicationFailoverAutoFailover"},
 		Versions: []int{14, 16, 17, 18},
-		What:     "pg_autoctl",
+		What:     "pg_auto_failover",
 		Reason:   "pg_auto_failover is installed for the system's PostgreSQL only",
 	},
 	{
