@@ -251,18 +251,17 @@ func TestSQLCheckTimeZeroSkewAcceptsNow(t *testing.T) {
 	}
 }
 
-// TestSQLCheckTimeRestore checks what docs/SQL.md says of a CHECK against
-// a trigger: once a row is older than past, a dump of the table restores
-// with the trigger and fails with the CHECK.
-func TestSQLCheckTimeRestore(t *testing.T) {
-	t.Parallel()
+// pgDump returns pg_dump --no-owner of dbURL, a database of the server under
+// test; a pg_dump older than that server is reported with pgcluster.Missing.
+func pgDump(t *testing.T, dbURL string) []byte {
+	t.Helper()
 	for _, tool := range []string{"pg_dump", "psql"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is needed (Debian: postgresql-client): %v", tool, err)
 		}
 	}
 	// pg_dump refuses a server of a later major version than its own.
-	server, err := pgtest.ServerMajor(t.Context(), pgtest.URL(t))
+	server, err := pgtest.ServerMajor(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,6 +270,32 @@ func TestSQLCheckTimeRestore(t *testing.T) {
 	} else if dump < server {
 		pgcluster.Missing(t, server, "pg_dump", fmt.Sprintf("pg_dump on PATH is %d's; put PostgreSQL %d's client programs first on PATH (Debian: postgresql-client-%d)", dump, server, server))
 	}
+	dump, err := exec.CommandContext(t.Context(), "pg_dump", "--no-owner", dbURL).Output()
+	if err != nil {
+		t.Fatalf("pg_dump: %v", err)
+	}
+	return dump
+}
+
+// restore runs the SQL dump with psql in dbURL, stopping at the first error
+// when stopOnError, and returns psql's output.
+func restore(t *testing.T, dbURL string, dump []byte, stopOnError bool) (string, error) {
+	t.Helper()
+	args := []string{"-X", "-q", dbURL}
+	if stopOnError {
+		args = append(args, "-v", "ON_ERROR_STOP=1")
+	}
+	cmd := exec.CommandContext(t.Context(), "psql", args...)
+	cmd.Stdin = bytes.NewReader(dump)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestSQLCheckTimeRestore checks what docs/SQL.md says of a CHECK against
+// a trigger: once a row is older than past, a dump of the table restores
+// with the trigger and fails with the CHECK.
+func TestSQLCheckTimeRestore(t *testing.T) {
+	t.Parallel()
 	srcURL, src := migratedDatabase(t)
 	ctx := t.Context()
 	if _, err := src.ExecContext(ctx, `
@@ -287,15 +312,9 @@ func TestSQLCheckTimeRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond) // the rows are now older than past
-	dump, err := exec.CommandContext(ctx, "pg_dump", "--no-owner", srcURL).Output()
-	if err != nil {
-		t.Fatalf("pg_dump: %v", err)
-	}
 	dstURL, dst := freshDatabase(t)
-	cmd := exec.CommandContext(ctx, "psql", "-X", "-q", dstURL)
-	cmd.Stdin = bytes.NewReader(dump)
-	out, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "huid_check_time: HUID") {
+	out, _ := restore(t, dstURL, pgDump(t, srcURL), false)
+	if !strings.Contains(out, "huid_check_time: HUID") {
 		t.Errorf("restoring the CHECK's row did not fail on the check: %s", out)
 	}
 	for table, want := range map[string]int{"by_check": 0, "by_trigger": 1} {

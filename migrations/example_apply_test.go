@@ -44,7 +44,7 @@ func ExampleApply() {
 	// Output:
 	// Apply: <nil>
 	// BEGIN SELECT pg_catalog.pg_advisory_xact_lock(126879511733604)
-	// 71 statements, COMMIT
+	// 72 statements, COMMIT
 	// Apply: migrations: 0001_sortid.up.sql statement 2: permission denied for schema public
 	// 3 statements, ROLLBACK
 }

@@ -12,6 +12,10 @@
 #		export SORTID_TEST_DATABASE=postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable
 #	scripts/pgserver.sh stop DIR     stop the server of DIR and remove DIR
 #
+# Beside the major versions, the name "plain" is the system's PostgreSQL
+# (pg_config) copied without sortid's native library (pgext/), so the suites
+# also run there on the plain SQL generators; it is copied afresh each time.
+#
 # The unpacked trees are cached in $SORTID_PG_CACHE, by default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/sortid/postgresql, or /var/cache/sortid/postgresql
 # as root (whose home the postgres user cannot enter). Servers run as the
@@ -56,11 +60,35 @@ as_server() {
 	fi
 }
 
+# fetch_plain: print the bin directory of a copy of the system's PostgreSQL
+# without the sortid library. PostgreSQL finds its share and lib directories
+# relative to its programs, so the copy keeps the system's layout under a root.
+fetch_plain() {
+	local bindir root tree
+	bindir=$(pg_config --bindir)
+	root=$(cache_root)
+	tree="$root/plain"
+	mkdir -p "$root"
+	rm -rf "$tree"
+	for d in "$(dirname "$bindir")" "$(pg_config --sharedir)"; do
+		mkdir -p "$tree$(dirname "$d")"
+		cp -a "$d" "$tree$d"
+	done
+	rm -rf "$tree$(pg_config --pkglibdir)"/sortid.so "$tree$(pg_config --pkglibdir)"/bitcode/sortid* \
+		"$tree$(pg_config --sharedir)"/extension/sortid.control "$tree$(pg_config --sharedir)"/extension/sortid--*
+	chmod -R a+rX "$tree"
+	echo "$tree$bindir"
+}
+
 # fetch MAJOR: print the bin directory of MAJOR's tree, unpacking it into the
 # cache first when it is not there. A tree appears under its final name only
 # when complete, so an interrupted fetch is redone.
 fetch() {
 	local version root tree
+	if [ "$1" = plain ]; then
+		fetch_plain
+		return
+	fi
 	version=$(pinned "$1")
 	root=$(cache_root)
 	tree="$root/$version"
@@ -144,7 +172,7 @@ stop() {
 }
 
 case ${1:-} in
-versions) cut -d' ' -f1 <<<"$PINNED" ;;
+versions) cut -d' ' -f1 <<<"$PINNED"; echo plain ;;
 bindir) fetch "${2:?MAJOR}" ;;
 start) start "${2:?MAJOR}" ;;
 stop) stop "${2:?DIR}" ;;

@@ -846,6 +846,48 @@ $sortid$;
 
 COMMENT ON DOMAIN scru128_bytes IS 'sortid: SCRU128 ID as 16 big-endian bytes; any other length is refused.';
 
+-- Native implementation: where the library of pgext/ (sortid.so) is installed in the
+-- server and the migrating role may create C functions (a superuser), the generators
+-- are redefined as its C functions, with the same names, signatures and rules, so
+-- DEFAULTs and functions that call them need no change. Elsewhere (a managed service,
+-- or a server without the library) the plain SQL above stays, with a NOTICE when only
+-- the privilege is missing; the setting sortid.native = off keeps it too (before a
+-- dump for a server without the library). Running up again switches; pg_proc.prolang
+-- tells which is in use (pgext/README.md). Both implementations make keys by one
+-- rule, so a mix during a switch repeats no key.
+DO $sortid$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_catalog.pg_available_extensions WHERE name OPERATOR(pg_catalog.=) 'sortid')
+     OR pg_catalog.current_setting('sortid.native', true) OPERATOR(pg_catalog.=) 'off' THEN
+    RETURN;
+  END IF;
+  IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
+    RAISE NOTICE USING
+      MESSAGE = pg_catalog.format('sortid: the native library is installed, but role %I may not create C functions; the generators stay plain SQL', CURRENT_USER),
+      HINT = 'Run the up migration again as a superuser to use the native generators.';
+    RETURN;
+  END IF;
+CREATE OR REPLACE FUNCTION huid_generate()
+RETURNS bigint
+LANGUAGE c VOLATILE PARALLEL UNSAFE AS '$libdir/sortid', 'sortid_huid_generate';
+CREATE OR REPLACE FUNCTION huid_generate_at(ts timestamptz)
+RETURNS bigint
+LANGUAGE c VOLATILE PARALLEL SAFE AS '$libdir/sortid', 'sortid_huid_generate_at';
+CREATE OR REPLACE FUNCTION scru128_generate()
+RETURNS uuid
+LANGUAGE c VOLATILE PARALLEL UNSAFE AS '$libdir/sortid', 'sortid_scru128_generate';
+CREATE OR REPLACE FUNCTION scru128_generate_bytea()
+RETURNS bytea
+LANGUAGE c VOLATILE PARALLEL UNSAFE AS '$libdir/sortid', 'sortid_scru128_generate_bytea';
+CREATE OR REPLACE FUNCTION scru128_generate_at(ts timestamptz)
+RETURNS uuid
+LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE AS '$libdir/sortid', 'sortid_scru128_generate_at';
+CREATE OR REPLACE FUNCTION scru128_generate_at_bytea(ts timestamptz)
+RETURNS bytea
+LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE AS '$libdir/sortid', 'sortid_scru128_generate_at_bytea';
+END
+$sortid$;
+
 -- sortid_raise of earlier development versions, (text, text, anyelement) before
 -- sortid_objects() and (text, text, anycompatible, anyelement) before sortid_require,
 -- which this version replaces: dropped from this schema, now that no sortid function

@@ -1,0 +1,412 @@
+/*
+ * sortid.c: the native implementation of sortid's generators, the same rules
+ * as the plain SQL of migrations/sql/0001_sortid.up.sql, which defines these
+ * functions as LANGUAGE c when this library is installed (see README.md).
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_sequence.h"
+#include "commands/sequence.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "port/pg_bswap.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+PG_MODULE_MAGIC;
+
+/* Microseconds from PostgreSQL's epoch (2000-01-01) to the Unix epoch. */
+#define UNIX_US (-INT64CONST(946684800000000))
+/* The HUID epoch, 2026-01-01, and the SCRU128 epoch, 2020-01-01, in Unix ms. */
+#define HUID_EPOCH_MS INT64CONST(1767225600000)
+#define SCRU128_EPOCH_MS INT64CONST(1577836800000)
+/* Milliseconds past the HUID epoch of the last valid HUID. */
+#define HUID_MAX_MS ((INT64CONST(1) << 42) - 1)
+#define HUID_TAIL INT64CONST(2097151)
+#define HUID_WINDOW "[2026-01-01 00:00:00+00, 2165-05-15 07:35:11.103+00]"
+#define SCRU128_MAX_COUNTER INT64CONST(268435455)
+/* Timestamps 0 and 2^44-1 are reserved: a generated ID lies within these. */
+#define SCRU128_MIN_TS INT64CONST(1)
+#define SCRU128_MAX_TS ((INT64CONST(1) << 44) - 2)
+
+/*
+ * Random bytes from pg_strong_random, drawn a block at a time and never
+ * shared across fork: a block drawn in another process (the postmaster,
+ * with shared_preload_libraries) is thrown away.
+ */
+static uint8 rand_buf[512];
+static int	rand_pos = sizeof(rand_buf);
+static int	rand_pid = 0;
+
+static uint64
+random_bits(int nbytes)
+{
+	uint64		v = 0;
+
+	if (rand_pid != MyProcPid || rand_pos + nbytes > (int) sizeof(rand_buf))
+	{
+		if (!pg_strong_random(rand_buf, sizeof(rand_buf)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("sortid: could not generate random bytes")));
+		rand_pos = 0;
+		rand_pid = MyProcPid;
+	}
+	for (int i = 0; i < nbytes; i++)
+		v = (v << 8) | rand_buf[rand_pos++];
+	return v;
+}
+
+/* floor_div is a / b rounded down (b > 0). */
+static int64
+floor_div(int64 a, int64 b)
+{
+	return a / b - (a % b < 0 ? 1 : 0);
+}
+
+/* unix_ms is the Unix millisecond (floor) of t. */
+static int64
+unix_ms(TimestampTz t)
+{
+	return floor_div(t - UNIX_US, 1000);
+}
+
+static char *
+ts_text(TimestampTz t)
+{
+	return DatumGetCString(DirectFunctionCall1(timestamptz_out, TimestampTzGetDatum(t)));
+}
+
+/* huid_window_ms is t's millisecond past the HUID epoch, or raises 22008 naming fn and t. */
+static int64
+huid_window_ms(TimestampTz t, const char *fn, const char *what)
+{
+	int64		ms = unix_ms(t) - HUID_EPOCH_MS;
+
+	if (ms < 0 || ms > HUID_MAX_MS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("%s: %s%s is outside the HUID window " HUID_WINDOW, fn, what, ts_text(t))));
+	return ms;
+}
+
+static int64
+hash8(int64 v, int64 seed)
+{
+	return DatumGetInt64(DirectFunctionCall2(hashint8extended, Int64GetDatum(v), Int64GetDatum(seed)));
+}
+
+/*
+ * huid_mix is sortid_huid_mix of the SQL: position v (ms << 21 | counter) to
+ * the HUID whose tail is a 4-round Feistel permutation of the counter under
+ * key k and v's millisecond, using PostgreSQL's hashint8extended as the SQL
+ * does, so that both implementations make the same key of the same position.
+ */
+static int64
+huid_mix(int64 v, int64 k)
+{
+	int64		s = k ^ (v >> 21);
+	int64		a = ((v >> 11) & 1023) ^ (hash8(v & 2047, s) & 1023);
+	int64		b = (v & 2047) ^ (hash8(a | 4096, s) & 2047);
+
+	a ^= hash8(b | 8192, s) & 1023;
+	return (v & ~HUID_TAIL) | (a << 11) | (b ^ (hash8(a | 12288, s) & 2047));
+}
+
+/*
+ * counter_of finds the sequence sortid_huid_counter in the schema of the
+ * called function, once per call site.
+ */
+static Oid
+counter_of(FunctionCallInfo fcinfo)
+{
+	Oid		   *cached = (Oid *) fcinfo->flinfo->fn_extra;
+
+	if (cached == NULL)
+	{
+		Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+		Oid			relid = get_relname_relid("sortid_huid_counter", nsp);
+
+		if (!OidIsValid(relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("huid_generate: schema %s has no sequence sortid_huid_counter",
+							get_namespace_name(nsp)),
+					 errhint("Run the sortid up migration in that schema.")));
+		cached = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(Oid));
+		*cached = relid;
+		fcinfo->flinfo->fn_extra = cached;
+	}
+	return *cached;
+}
+
+/*
+ * huid_key is sortid_huid_key of the SQL: the START value of the counter,
+ * raising 55000 with the ALTER that restores it when CACHE, INCREMENT or
+ * CYCLE would let two sessions use counters 2^21 apart in one millisecond.
+ */
+static int64
+huid_key(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(SEQRELID, ObjectIdGetDatum(relid));
+	Form_pg_sequence seq;
+	int64		start;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for sequence %u", relid);
+	seq = (Form_pg_sequence) GETSTRUCT(tup);
+	if (seq->seqcache != 1 || seq->seqincrement != 1 || seq->seqcycle)
+	{
+		char	   *name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("huid_generate: sequence %s has CACHE " INT64_FORMAT ", INCREMENT BY " INT64_FORMAT ", %s; the server's HUIDs stay distinct only with CACHE 1, INCREMENT BY 1, NO CYCLE",
+						name, seq->seqcache, seq->seqincrement, seq->seqcycle ? "CYCLE" : "NO CYCLE"),
+				 errhint("ALTER SEQUENCE %s CACHE 1 INCREMENT BY 1 NO CYCLE", name)));
+	}
+	start = seq->seqstart;
+	ReleaseSysCache(tup);
+	return start;
+}
+
+/*
+ * The per-session HUID generator of read-only transactions (sortid_huid_session
+ * of the SQL): position = max(last + 1, clock in units of 2^-21 ms), under a
+ * key of the session's own, so a session's HUIDs never go back.
+ */
+static int64 session_pos = 0;
+static int64 session_key = 0;
+static int	session_pid = 0;
+
+static int64
+huid_session(int64 ms, TimestampTz now)
+{
+	int64		clock_pos = (ms << 21) | ((now - UNIX_US) % 1000 * 2097152 / 1000);
+
+	if (session_pid != MyProcPid)
+	{
+		session_key = (int64) random_bits(8);
+		session_pos = 0;
+		session_pid = MyProcPid;
+	}
+	session_pos = Max(session_pos + 1, clock_pos);
+	return huid_mix(session_pos, session_key);
+}
+
+PG_FUNCTION_INFO_V1(sortid_huid_generate);
+
+/*
+ * sortid_huid_generate is huid_generate(): the millisecond of the clock and,
+ * on a primary, the keyed permutation of nextval(sortid_huid_counter) modulo
+ * 2^21; in a read-only transaction the per-session generator.
+ */
+Datum
+sortid_huid_generate(PG_FUNCTION_ARGS)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int64		ms = huid_window_ms(now, "huid_generate", "clock ");
+	Oid			relid;
+	int64		ctr;
+
+	if (XactReadOnly)
+		PG_RETURN_INT64(huid_session(ms, now));
+	relid = counter_of(fcinfo);
+	ctr = nextval_internal(relid, true);
+	PG_RETURN_INT64(huid_mix((ms << 21) | (ctr & HUID_TAIL), huid_key(relid)));
+}
+
+PG_FUNCTION_INFO_V1(sortid_huid_generate_at);
+
+/*
+ * sortid_huid_generate_at is huid_generate_at(ts): ts's millisecond and 21
+ * random bits. Not STRICT, as the SQL it replaces: NULL gives NULL.
+ */
+Datum
+sortid_huid_generate_at(PG_FUNCTION_ARGS)
+{
+	int64		ms;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	ms = huid_window_ms(PG_GETARG_TIMESTAMPTZ(0), "huid_generate_at", "");
+	PG_RETURN_INT64((ms << 21) | (int64) (random_bits(3) & HUID_TAIL));
+}
+
+/* A SCRU128 generator's state: the last ID's fields and ts_last_sec. */
+typedef struct Scru128State
+{
+	int			pid;
+	int64		ts;
+	int64		counter;
+	int64		per_sec;
+	int64		ts_last_sec;
+} Scru128State;
+
+static Scru128State scru128_state;
+static Scru128State scru128_at_state;
+
+static void
+scru128_reset(Scru128State *s)
+{
+	if (s->pid != MyProcPid)
+	{
+		memset(s, 0, sizeof(*s));
+		s->pid = MyProcPid;
+		s->ts = -1;
+		s->ts_last_sec = -1;
+	}
+}
+
+static void
+scru128_bytes(const Scru128State *s, uint8 *out)
+{
+	uint64		hi = ((uint64) s->ts << 20) | ((uint64) s->counter >> 8);
+	uint64		lo = ((uint64) (s->counter & 255) << 56) | ((uint64) s->per_sec << 32) | random_bits(4);
+
+	hi = pg_hton64(hi);
+	lo = pg_hton64(lo);
+	memcpy(out, &hi, 8);
+	memcpy(out + 8, &lo, 8);
+}
+
+/*
+ * scru128_next advances the session's scru128_generate() state to the clock
+ * (the rule of the SQL's scru128_generate and sortid_scru128_next).
+ */
+static void
+scru128_next(Scru128State *s)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int64		now_ts = unix_ms(now) - SCRU128_EPOCH_MS;
+
+	scru128_reset(s);
+	if (s->ts >= 0 && now_ts <= s->ts && now_ts >= s->ts - 10000 && s->counter < SCRU128_MAX_COUNTER)
+	{
+		s->counter++;
+		return;
+	}
+	if (s->ts < 0 || now_ts > s->ts)
+		s->ts = now_ts;
+	else if (now_ts < s->ts - 10000)
+	{
+		s->ts = now_ts;
+		s->ts_last_sec = -1;
+	}
+	else
+		s->ts++;
+	s->counter = (int64) (random_bits(4) & SCRU128_MAX_COUNTER);
+	if (s->ts_last_sec < 0 || s->ts - s->ts_last_sec > 1000)
+	{
+		s->ts_last_sec = s->ts;
+		s->per_sec = (int64) random_bits(3);
+	}
+	if (s->ts < SCRU128_MIN_TS || s->ts > SCRU128_MAX_TS)
+	{
+		int64		ts = s->ts;
+
+		s->pid = 0;
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("scru128_generate: clock %s gives SCRU128 timestamp " INT64_FORMAT ", outside 1 .. 17592186044414",
+						ts_text(now), ts)));
+	}
+}
+
+/*
+ * scru128_next_at advances the state of scru128_generate_at() to ts (the
+ * rule of the SQL's scru128_generate_at).
+ */
+static void
+scru128_next_at(Scru128State *s, TimestampTz t)
+{
+	int64		ms = unix_ms(t) - SCRU128_EPOCH_MS;
+
+	if (ms < SCRU128_MIN_TS || ms > SCRU128_MAX_TS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("scru128_generate_at: %s is outside the SCRU128 range [2020-01-01 00:00:00.001+00, 2577-06-22 06:20:44.414+00] (the timestamps 0 and 2^44-1 are reserved)",
+						ts_text(t))));
+	scru128_reset(s);
+	if (s->ts == ms && s->counter >= SCRU128_MAX_COUNTER)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("scru128_generate_at: the counter of the millisecond of %s is used up in this session (2^28-1 reached); make this ID at another time or in another session",
+						ts_text(t))));
+	if (s->ts == ms)
+		s->counter++;
+	else
+		s->counter = (int64) (random_bits(4) & SCRU128_MAX_COUNTER);
+	s->ts = ms;
+	if (s->ts_last_sec < 0 || ms < s->ts_last_sec || ms - s->ts_last_sec > 1000)
+	{
+		s->ts_last_sec = ms;
+		s->per_sec = (int64) random_bits(3);
+	}
+}
+
+static pg_uuid_t *
+new_uuid(const Scru128State *s)
+{
+	pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+	scru128_bytes(s, u->data);
+	return u;
+}
+
+static bytea *
+new_bytea(const Scru128State *s)
+{
+	bytea	   *b = palloc(VARHDRSZ + UUID_LEN);
+
+	SET_VARSIZE(b, VARHDRSZ + UUID_LEN);
+	scru128_bytes(s, (uint8 *) VARDATA(b));
+	return b;
+}
+
+PG_FUNCTION_INFO_V1(sortid_scru128_generate);
+
+/* sortid_scru128_generate is scru128_generate(). */
+Datum
+sortid_scru128_generate(PG_FUNCTION_ARGS)
+{
+	scru128_next(&scru128_state);
+	PG_RETURN_UUID_P(new_uuid(&scru128_state));
+}
+
+PG_FUNCTION_INFO_V1(sortid_scru128_generate_bytea);
+
+/* sortid_scru128_generate_bytea is scru128_generate_bytea(). */
+Datum
+sortid_scru128_generate_bytea(PG_FUNCTION_ARGS)
+{
+	scru128_next(&scru128_state);
+	PG_RETURN_BYTEA_P(new_bytea(&scru128_state));
+}
+
+PG_FUNCTION_INFO_V1(sortid_scru128_generate_at);
+
+/* sortid_scru128_generate_at is scru128_generate_at(ts). */
+Datum
+sortid_scru128_generate_at(PG_FUNCTION_ARGS)
+{
+	scru128_next_at(&scru128_at_state, PG_GETARG_TIMESTAMPTZ(0));
+	PG_RETURN_UUID_P(new_uuid(&scru128_at_state));
+}
+
+PG_FUNCTION_INFO_V1(sortid_scru128_generate_at_bytea);
+
+/* sortid_scru128_generate_at_bytea is scru128_generate_at_bytea(ts). */
+Datum
+sortid_scru128_generate_at_bytea(PG_FUNCTION_ARGS)
+{
+	scru128_next_at(&scru128_at_state, PG_GETARG_TIMESTAMPTZ(0));
+	PG_RETURN_BYTEA_P(new_bytea(&scru128_at_state));
+}
