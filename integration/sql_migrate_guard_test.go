@@ -65,7 +65,7 @@ func TestSQLMigrateSearchPath(t *testing.T) {
 		{"better-matching sortid_require after public", "public, evil",
 			`CREATE SCHEMA evil;
 			CREATE FUNCTION evil.sortid_require(boolean, text, text, timestamptz) RETURNS boolean LANGUAGE sql IMMUTABLE RETURN true`,
-			"function huid_generate() uses function evil.sortid_require(", "names only the schema"},
+			"function huid_min(timestamp with time zone) uses function evil.sortid_require(", "names only the schema"},
 		{"operators before pg_catalog", "public, evil, pg_catalog", evilOperators, "", ""},
 		{"better-matching operator after pg_catalog", "public, evil",
 			`CREATE SCHEMA evil;

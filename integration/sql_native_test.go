@@ -222,9 +222,10 @@ func TestSQLNativeSwitch(t *testing.T) {
 }
 
 // TestSQLNativeDumpPortable: a dump of a database whose generators are C
-// names the library, while one taken after running up again with
-// sortid.native = off does not and restores, tables with DEFAULT keys
-// included, on a server with or without the library.
+// names the library, and restored without it loses the functions (58P01)
+// and the tables whose DEFAULT calls them; one taken after running up again
+// with sortid.native = off does not name it and restores, tables with
+// DEFAULT keys included.
 func TestSQLNativeDumpPortable(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -234,8 +235,21 @@ func TestSQLNativeDumpPortable(t *testing.T) {
 		t.Fatal(err)
 	}
 	installed := nativeInstalled(t, pgtest.Conn(t))
-	if got := strings.Contains(string(pgDump(t, srcURL)), "$libdir/sortid"); got != installed {
+	native := string(pgDump(t, srcURL))
+	if got := strings.Contains(native, "$libdir/sortid"); got != installed {
 		t.Errorf("dump names $libdir/sortid: %v; want %v (native library installed)", got, installed)
+	}
+	if installed {
+		// A server without the library, as a library name it lacks.
+		absentURL, absent := freshDatabase(t)
+		out, _ := restore(t, absentURL, []byte(strings.ReplaceAll(native, "$libdir/sortid'", "$libdir/sortid_absent'")), false)
+		var tables int
+		if err := absent.QueryRowContext(ctx, `SELECT count(*) FROM pg_class WHERE relname = 'keyed'`).Scan(&tables); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, `could not access file "$libdir/sortid_absent"`) || tables != 0 {
+			t.Errorf("native dump restored without the library: table keyed restored %v; psql said: %s", tables != 0, out)
+		}
 	}
 	if _, err := src.ExecContext(ctx, "SET sortid.native = off"); err != nil {
 		t.Fatal(err)
@@ -257,5 +271,38 @@ func TestSQLNativeDumpPortable(t *testing.T) {
 	var rows int
 	if err := dst.QueryRowContext(ctx, `SELECT count(*) FROM keyed`).Scan(&rows); err != nil || rows != 2 {
 		t.Errorf("restored table: %d rows (%v); want 2", rows, err)
+	}
+}
+
+// TestSQLNativeCounterDropped: PostgreSQL records no dependency of a C
+// function on the sequence it uses, so DROP SEQUENCE sortid_huid_counter,
+// refused (2BP01) while the plain SQL huid_generate() uses it, succeeds under
+// the native one, which then raises 42704 naming the schema until up runs
+// again.
+func TestSQLNativeCounterDropped(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dbURL, db := migratedDatabase(t)
+	conn := connectWith(t, dbURL, "application_name", "sortid_test")
+	native := nativeInstalled(t, conn)
+	_, err := conn.Exec(ctx, `DROP SEQUENCE sortid_huid_counter`)
+	if !native {
+		if sqlState(err) != "2BP01" {
+			t.Fatalf("DROP SEQUENCE under the plain SQL: %v; want 2BP01", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("DROP SEQUENCE under the native huid_generate(): %v", err)
+	}
+	_, err = conn.Exec(ctx, `SELECT huid_generate()`)
+	if sqlState(err) != "42704" || !strings.Contains(err.Error(), "schema public has no sequence sortid_huid_counter") {
+		t.Errorf("huid_generate() without its counter: %v; want 42704 naming schema public", err)
+	}
+	if err := migrations.Apply(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT huid_generate()`); err != nil {
+		t.Errorf("huid_generate() after up again: %v", err)
 	}
 }

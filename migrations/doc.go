@@ -7,7 +7,9 @@
 // The goose directory holds the same migrations converted for goose, written by
 // `go test ./migrations -update`; without -update that test fails when the copy drifts.
 //
-// The SQL needs PostgreSQL 15 or later and no extension. Objects are created in the
+// The SQL needs PostgreSQL 14 or later and no extension; run by a superuser where
+// sortid's native library (pgext/) is installed, up defines the generators in C
+// instead, unless the setting sortid.native is off. Objects are created in the
 // first schema of the search_path at migration time; the up migration refuses with
 // SQLSTATE 22023 when that is pg_catalog or pg_temp, when the search_path names
 // pg_catalog (then searched after the schemas before it, which could capture the

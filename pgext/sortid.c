@@ -14,6 +14,7 @@
 #include "miscadmin.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -71,11 +72,11 @@ floor_div(int64 a, int64 b)
 	return a / b - (a % b < 0 ? 1 : 0);
 }
 
-/* unix_ms is the Unix millisecond (floor) of t. */
+/* unix_ms is the Unix millisecond (floor) of t, a finite timestamp. */
 static int64
 unix_ms(TimestampTz t)
 {
-	return floor_div(t - UNIX_US, 1000);
+	return floor_div(t, 1000) - UNIX_US / 1000;
 }
 
 static char *
@@ -88,7 +89,7 @@ ts_text(TimestampTz t)
 static int64
 huid_window_ms(TimestampTz t, const char *fn, const char *what)
 {
-	int64		ms = unix_ms(t) - HUID_EPOCH_MS;
+	int64		ms = TIMESTAMP_NOT_FINITE(t) ? -1 : unix_ms(t) - HUID_EPOCH_MS;
 
 	if (ms < 0 || ms > HUID_MAX_MS)
 		ereport(ERROR,
@@ -178,27 +179,55 @@ huid_key(Oid relid)
 }
 
 /*
- * The per-session HUID generator of read-only transactions (sortid_huid_session
- * of the SQL): position = max(last + 1, clock in units of 2^-21 ms), under a
- * key of the session's own, so a session's HUIDs never go back.
+ * Session state lives in the custom settings the plain SQL uses, so it rolls
+ * back with a (sub)transaction as the SQL's does, and a session that calls
+ * both implementations (during a switch, or installs in two schemas) keeps
+ * one generator.
  */
-static int64 session_pos = 0;
-static int64 session_key = 0;
-static int	session_pid = 0;
+static const char *
+setting(const char *name)
+{
+	const char *v = GetConfigOption(name, true, false);
 
+	return v ? v : "";
+}
+
+static void
+set_setting(const char *name, const char *value)
+{
+	(void) set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
+}
+
+/* to_int8 reads s as the SQL's ::bigint cast does, with its errors. */
+static int64
+to_int8(const char *s)
+{
+	return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(s)));
+}
+
+/*
+ * huid_session is sortid_huid_session of the SQL, the generator of read-only
+ * transactions: position = max(last + 1, clock in units of 2^-21 ms) in
+ * sortid.huid_state, under the key in sortid.huid_key (drawn on first use)
+ * with the backend's pid mixed in, so a session's HUIDs never go back.
+ */
 static int64
 huid_session(int64 ms, TimestampTz now)
 {
 	int64		clock_pos = (ms << 21) | ((now - UNIX_US) % 1000 * 2097152 / 1000);
+	int64		pos = Max(to_int8(psprintf("0%s", setting("sortid.huid_state"))) + 1, clock_pos);
+	const char *key_text = setting("sortid.huid_key");
+	int64		key;
 
-	if (session_pid != MyProcPid)
+	set_setting("sortid.huid_state", psprintf(INT64_FORMAT, pos));
+	if (key_text[0] != '\0')
+		key = to_int8(key_text);
+	else
 	{
-		session_key = (int64) random_bits(8);
-		session_pos = 0;
-		session_pid = MyProcPid;
+		key = (int64) random_bits(8);
+		set_setting("sortid.huid_key", psprintf(INT64_FORMAT, key));
 	}
-	session_pos = Max(session_pos + 1, clock_pos);
-	return huid_mix(session_pos, session_key);
+	return huid_mix(pos, key ^ ((int64) MyProcPid << 42));
 }
 
 PG_FUNCTION_INFO_V1(sortid_huid_generate);
@@ -240,36 +269,65 @@ sortid_huid_generate_at(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((ms << 21) | (int64) (random_bits(3) & HUID_TAIL));
 }
 
-/* A SCRU128 generator's state: the last ID's fields and ts_last_sec. */
+/*
+ * A SCRU128 generator's state, as the settings sortid.scru128_state (the
+ * last ID's fields, ts_last_sec and a key) and sortid.scru128_at_state (the
+ * same less per_gen_random and the key) hold it in hex digits. The key is
+ * the plain SQL's source of random bits, kept for it; this library draws
+ * its bits from pg_strong_random.
+ */
 typedef struct Scru128State
 {
-	int			pid;
 	int64		ts;
 	int64		counter;
 	int64		per_sec;
+	int64		per_gen;
 	int64		ts_last_sec;
+	char		key[33];
 } Scru128State;
 
-static Scru128State scru128_state;
-static Scru128State scru128_at_state;
+#define STATE_LEN 75
+#define AT_STATE_LEN 35
+
+/* hex_field reads n hex digits of s into *out; false if one is not a hex digit. */
+static bool
+hex_field(const char *s, int n, int64 *out)
+{
+	int64		v = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		char		c = s[i];
+		int			d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return false;
+		v = (v << 4) | d;
+	}
+	*out = v;
+	return true;
+}
 
 static void
-scru128_reset(Scru128State *s)
+foreign_state(const char *fn, const char *name, const char *value)
 {
-	if (s->pid != MyProcPid)
-	{
-		memset(s, 0, sizeof(*s));
-		s->pid = MyProcPid;
-		s->ts = -1;
-		s->ts_last_sec = -1;
-	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: the setting %s holds %s, which this function did not write", fn, name, quote_literal_cstr(value)),
+			 errhint("Do not set it; RESET %s starts a new generator.", name)));
 }
 
 static void
 scru128_bytes(const Scru128State *s, uint8 *out)
 {
 	uint64		hi = ((uint64) s->ts << 20) | ((uint64) s->counter >> 8);
-	uint64		lo = ((uint64) (s->counter & 255) << 56) | ((uint64) s->per_sec << 32) | random_bits(4);
+	uint64		lo = ((uint64) (s->counter & 255) << 56) | ((uint64) s->per_sec << 32) | (uint64) s->per_gen;
 
 	hi = pg_hton64(hi);
 	lo = pg_hton64(lo);
@@ -278,63 +336,92 @@ scru128_bytes(const Scru128State *s, uint8 *out)
 }
 
 /*
- * scru128_next advances the session's scru128_generate() state to the clock
- * (the rule of the SQL's scru128_generate and sortid_scru128_next).
+ * scru128_next makes the session's next scru128_generate() ID (the rules of
+ * the SQL's scru128_generate and sortid_scru128_next) and stores the state.
  */
 static void
 scru128_next(Scru128State *s)
 {
+	const char *old = setting("sortid.scru128_state");
 	TimestampTz now = GetCurrentTimestamp();
 	int64		now_ts = unix_ms(now) - SCRU128_EPOCH_MS;
+	bool		have = strlen(old) == STATE_LEN;
 
-	scru128_reset(s);
-	if (s->ts >= 0 && now_ts <= s->ts && now_ts >= s->ts - 10000 && s->counter < SCRU128_MAX_COUNTER)
+	if (have && !(hex_field(old, 11, &s->ts) && hex_field(old + 11, 7, &s->counter) &&
+				  hex_field(old + 18, 6, &s->per_sec) && hex_field(old + 32, 11, &s->ts_last_sec)))
+		foreign_state("scru128_generate", "sortid.scru128_state", old);
+	if (have)
+		memcpy(s->key, old + 43, 33);
+	else
 	{
-		s->counter++;
-		return;
-	}
-	if (s->ts < 0 || now_ts > s->ts)
-		s->ts = now_ts;
-	else if (now_ts < s->ts - 10000)
-	{
-		s->ts = now_ts;
+		snprintf(s->key, sizeof(s->key), "%016" INT64_MODIFIER "x%016" INT64_MODIFIER "x", random_bits(8), random_bits(8));
+		s->ts = -1;
 		s->ts_last_sec = -1;
 	}
+	s->per_gen = (int64) random_bits(4);
+	if (have && now_ts <= s->ts && now_ts >= s->ts - 10000 && s->counter < SCRU128_MAX_COUNTER)
+		s->counter++;
 	else
-		s->ts++;
-	s->counter = (int64) (random_bits(4) & SCRU128_MAX_COUNTER);
-	if (s->ts_last_sec < 0 || s->ts - s->ts_last_sec > 1000)
 	{
-		s->ts_last_sec = s->ts;
-		s->per_sec = (int64) random_bits(3);
+		if (s->ts < 0 || now_ts > s->ts)
+			s->ts = now_ts;
+		else if (now_ts < s->ts - 10000)
+		{
+			s->ts = now_ts;
+			s->ts_last_sec = -1;
+		}
+		else
+			s->ts++;
+		s->counter = (int64) (random_bits(4) & SCRU128_MAX_COUNTER);
+		if (s->ts_last_sec < 0 || s->ts - s->ts_last_sec > 1000)
+		{
+			s->ts_last_sec = s->ts;
+			s->per_sec = (int64) random_bits(3);
+		}
+		if (s->ts < SCRU128_MIN_TS || s->ts > SCRU128_MAX_TS)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("scru128_generate: clock %s gives SCRU128 timestamp " INT64_FORMAT ", outside 1 .. 17592186044414",
+							ts_text(now), s->ts)));
 	}
-	if (s->ts < SCRU128_MIN_TS || s->ts > SCRU128_MAX_TS)
-	{
-		int64		ts = s->ts;
-
-		s->pid = 0;
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("scru128_generate: clock %s gives SCRU128 timestamp " INT64_FORMAT ", outside 1 .. 17592186044414",
-						ts_text(now), ts)));
-	}
+	set_setting("sortid.scru128_state",
+				psprintf("%011" INT64_MODIFIER "x%07" INT64_MODIFIER "x%06" INT64_MODIFIER "x%08" INT64_MODIFIER "x%011" INT64_MODIFIER "x%s",
+						 s->ts, s->counter, s->per_sec, s->per_gen, s->ts_last_sec, s->key));
 }
 
 /*
- * scru128_next_at advances the state of scru128_generate_at() to ts (the
- * rule of the SQL's scru128_generate_at).
+ * scru128_next_at makes the session's next scru128_generate_at(t) ID (the
+ * rules of the SQL's scru128_generate_at) and stores the state.
  */
 static void
 scru128_next_at(Scru128State *s, TimestampTz t)
 {
-	int64		ms = unix_ms(t) - SCRU128_EPOCH_MS;
+	const char *old = setting("sortid.scru128_at_state");
+	bool		have = old[0] != '\0';
+	int64		ms;
 
-	if (ms < SCRU128_MIN_TS || ms > SCRU128_MAX_TS)
+	if (have)
+	{
+		bool		ok = strlen(old) == AT_STATE_LEN;
+
+		for (int i = 0; ok && i < AT_STATE_LEN; i++)
+			ok = (old[i] >= '0' && old[i] <= '9') || (old[i] >= 'a' && old[i] <= 'f');
+		if (!ok)
+			foreign_state("scru128_generate_at", "sortid.scru128_at_state", old);
+		(void) (hex_field(old, 11, &s->ts) && hex_field(old + 11, 7, &s->counter) &&
+				hex_field(old + 18, 6, &s->per_sec) && hex_field(old + 24, 11, &s->ts_last_sec));
+	}
+	else
+	{
+		s->ts = -1;
+		s->ts_last_sec = -1;
+	}
+	if (TIMESTAMP_NOT_FINITE(t) ||
+		(ms = unix_ms(t) - SCRU128_EPOCH_MS) < SCRU128_MIN_TS || ms > SCRU128_MAX_TS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("scru128_generate_at: %s is outside the SCRU128 range [2020-01-01 00:00:00.001+00, 2577-06-22 06:20:44.414+00] (the timestamps 0 and 2^44-1 are reserved)",
 						ts_text(t))));
-	scru128_reset(s);
 	if (s->ts == ms && s->counter >= SCRU128_MAX_COUNTER)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -350,6 +437,10 @@ scru128_next_at(Scru128State *s, TimestampTz t)
 		s->ts_last_sec = ms;
 		s->per_sec = (int64) random_bits(3);
 	}
+	s->per_gen = (int64) random_bits(4);
+	set_setting("sortid.scru128_at_state",
+				psprintf("%011" INT64_MODIFIER "x%07" INT64_MODIFIER "x%06" INT64_MODIFIER "x%011" INT64_MODIFIER "x",
+						 s->ts, s->counter, s->per_sec, s->ts_last_sec));
 }
 
 static pg_uuid_t *
@@ -377,8 +468,10 @@ PG_FUNCTION_INFO_V1(sortid_scru128_generate);
 Datum
 sortid_scru128_generate(PG_FUNCTION_ARGS)
 {
-	scru128_next(&scru128_state);
-	PG_RETURN_UUID_P(new_uuid(&scru128_state));
+	Scru128State s;
+
+	scru128_next(&s);
+	PG_RETURN_UUID_P(new_uuid(&s));
 }
 
 PG_FUNCTION_INFO_V1(sortid_scru128_generate_bytea);
@@ -387,26 +480,36 @@ PG_FUNCTION_INFO_V1(sortid_scru128_generate_bytea);
 Datum
 sortid_scru128_generate_bytea(PG_FUNCTION_ARGS)
 {
-	scru128_next(&scru128_state);
-	PG_RETURN_BYTEA_P(new_bytea(&scru128_state));
+	Scru128State s;
+
+	scru128_next(&s);
+	PG_RETURN_BYTEA_P(new_bytea(&s));
 }
 
 PG_FUNCTION_INFO_V1(sortid_scru128_generate_at);
 
-/* sortid_scru128_generate_at is scru128_generate_at(ts). */
+/* sortid_scru128_generate_at is scru128_generate_at(ts); NULL gives NULL. */
 Datum
 sortid_scru128_generate_at(PG_FUNCTION_ARGS)
 {
-	scru128_next_at(&scru128_at_state, PG_GETARG_TIMESTAMPTZ(0));
-	PG_RETURN_UUID_P(new_uuid(&scru128_at_state));
+	Scru128State s;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	scru128_next_at(&s, PG_GETARG_TIMESTAMPTZ(0));
+	PG_RETURN_UUID_P(new_uuid(&s));
 }
 
 PG_FUNCTION_INFO_V1(sortid_scru128_generate_at_bytea);
 
-/* sortid_scru128_generate_at_bytea is scru128_generate_at_bytea(ts). */
+/* sortid_scru128_generate_at_bytea is scru128_generate_at_bytea(ts); NULL gives NULL. */
 Datum
 sortid_scru128_generate_at_bytea(PG_FUNCTION_ARGS)
 {
-	scru128_next_at(&scru128_at_state, PG_GETARG_TIMESTAMPTZ(0));
-	PG_RETURN_BYTEA_P(new_bytea(&scru128_at_state));
+	Scru128State s;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	scru128_next_at(&s, PG_GETARG_TIMESTAMPTZ(0));
+	PG_RETURN_BYTEA_P(new_bytea(&s));
 }

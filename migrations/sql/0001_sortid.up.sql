@@ -1,6 +1,7 @@
 -- sortid 0001: PostgreSQL functions for HUID (bigint) and SCRU128 v1.0.2 (uuid/bytea).
 --
--- Needs PostgreSQL 14 or later and no extension. Creates its objects in the first schema
+-- Needs PostgreSQL 14 or later and no extension; uses sortid's native library where it
+-- is installed (see "Native implementation" below and pgext/README.md). Creates its objects in the first schema
 -- of the search_path at migration time (nothing hard-codes "public"); a database can hold
 -- one install per schema, each using only its own objects and pg_catalog's. Safe to run
 -- twice: CREATE OR REPLACE everywhere, domain creation guarded. sortid_objects() names
