@@ -7,7 +7,8 @@
 // integration/cmd/pgbench measures the PostgreSQL side (bulk loads, sizes,
 // server-side DEFAULTs, time-window queries) with the integration tests'
 // database harness, and integration/cmd/benchratio turns `go test -bench`
-// output into medians, ranges and ratios; sql/run.sh prices the SQL
-// generators and unshipped designs in psql; run.sh runs the Go and pgbench
-// parts, and docs/BENCHMARKS.md records runs.
+// output into medians, ranges and ratios; sql/run.sh measures the SQL
+// generators, native and plain, beside pg_uuidv7 and bigserial in psql;
+// run.sh runs the Go and pgbench parts; gorm.sh measures gormtype.AutoID.
+// docs/BENCHMARKS.md shows the results with the commands that reproduce them.
 package benchmarks

@@ -154,7 +154,8 @@ func Apply(ctx context.Context, db *sql.DB) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	// Key: the bytes "sortid" as an integer.
+	// A constant of sortid's own, never to change, so that Apply calls of every
+	// version serialize; it means nothing else.
 	if _, err = tx.ExecContext(ctx, "SELECT pg_catalog.pg_advisory_xact_lock(126879511733604)"); err != nil {
 		return fmt.Errorf("migrations: lock: %w", err)
 	}

@@ -74,6 +74,9 @@ fetch_plain() {
 		mkdir -p "$tree$(dirname "$d")"
 		cp -a "$d" "$tree$d"
 	done
+	# The message catalogs of this version, for tests of translated messages.
+	(cd / && find "$(pg_config --localedir)" -name "*-$(pg_config --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/').mo" \
+		-exec cp --parents {} "$tree/" \;)
 	rm -rf "$tree$(pg_config --pkglibdir)"/sortid.so "$tree$(pg_config --pkglibdir)"/bitcode/sortid* \
 		"$tree$(pg_config --sharedir)"/extension/sortid.control "$tree$(pg_config --sharedir)"/extension/sortid--*
 	chmod -R a+rX "$tree"

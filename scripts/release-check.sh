@@ -58,6 +58,16 @@ if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 	echo "release check: note: checking commit $commit; uncommitted changes are not part of it"
 fi
 
+# A released migration never changes (RELEASING.md): the migration files of
+# the latest release tag, if any, must be the same in HEAD.
+released=$(git tag --list 'v*' --sort=-v:refname | head -n 1)
+if [ -n "$released" ]; then
+	step "migrations of $released unchanged"
+	for f in $(git ls-tree -r --name-only "$released" -- migrations/sql migrations/goose); do
+		git diff --quiet "$released" HEAD -- "$f" || fail "$f differs from $released: a released migration never changes; add a new numbered migration (RELEASING.md)"
+	done
+fi
+
 step "module proxy of commit $commit at $version"
 mkdir "$work/src"
 git archive HEAD | tar -x -C "$work/src"
