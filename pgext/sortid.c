@@ -8,6 +8,7 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_proc.h"
+#include "common/hashfn.h"
 #include "catalog/pg_sequence.h"
 #include "commands/sequence.h"
 #include "fmgr.h"
@@ -98,17 +99,22 @@ huid_window_ms(TimestampTz t, const char *fn, const char *what)
 	return ms;
 }
 
+/* hash8 is PostgreSQL's hashint8extended(v, seed), without the fmgr call. */
 static int64
 hash8(int64 v, int64 seed)
 {
-	return DatumGetInt64(DirectFunctionCall2(hashint8extended, Int64GetDatum(v), Int64GetDatum(seed)));
+	uint32		lohalf = (uint32) v;
+	uint32		hihalf = (uint32) (v >> 32);
+
+	lohalf ^= (v >= 0) ? hihalf : ~hihalf;
+	return (int64) hash_uint32_extended(lohalf, (uint64) seed);
 }
 
 /*
  * huid_mix is sortid_huid_mix of the SQL: position v (ms << 21 | counter) to
  * the HUID whose tail is a 4-round Feistel permutation of the counter under
- * key k and v's millisecond, using PostgreSQL's hashint8extended as the SQL
- * does, so that both implementations make the same key of the same position.
+ * key k and v's millisecond, hashing as the SQL's hashint8extended does, so
+ * that both implementations make the same key of the same position.
  */
 static int64
 huid_mix(int64 v, int64 k)
