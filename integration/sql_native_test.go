@@ -73,11 +73,20 @@ func checkLanguages(t *testing.T, conn *pgx.Conn, schema string, native bool) {
 }
 
 // TestSQLNativePicked: a superuser's up migration defines the generators in
-// C exactly when the library is installed in the server.
+// C exactly when the library is installed in the server, and CREATE
+// EXTENSION sortid refuses with 0A000 naming the migration.
 func TestSQLNativePicked(t *testing.T) {
 	t.Parallel()
 	conn := pgtest.Conn(t)
-	checkLanguages(t, conn, "public", nativeInstalled(t, conn))
+	installed := nativeInstalled(t, conn)
+	checkLanguages(t, conn, "public", installed)
+	if !installed {
+		return
+	}
+	_, err := conn.Exec(t.Context(), `CREATE EXTENSION sortid`)
+	if sqlState(err) != "0A000" || !strings.Contains(err.Error(), "the sortid up migration uses the installed library") {
+		t.Errorf("CREATE EXTENSION sortid: %v; want 0A000 naming the up migration", err)
+	}
 }
 
 // TestSQLNativeSameRule: whichever implementation is in use, every key
