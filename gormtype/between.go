@@ -3,15 +3,12 @@ package gormtype
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
-
-	"github.com/sortid/sortid/idtype"
 )
 
 // Between returns a scope that keeps the rows whose ID in column was made in
@@ -30,42 +27,27 @@ func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 			return db
 		}
 		table, _ := splitColumn(column)
-		column = table + f.DBName
-		switch f.IndirectFieldType {
-		case reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128]():
-			return BetweenSCRU128(column, from, to)(db)
-		case reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes]():
-			return BetweenSCRU128Bytes(column, from, to)(db)
-		}
-		return BetweenHUID(column, from, to)(db)
+		return between(db, table+f.DBName, schemeOf(f.FieldType), from, to)
 	}
 }
 
 // BetweenHUID is [Between] for a HUID column, whatever the model.
 func BetweenHUID(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
-	return func(db *gorm.DB) *gorm.DB {
-		lo, hi, err := idtype.HUIDRange(from, to)
-		return between(db, column, lo, hi, err) // idtype.HUID binds 0 too: a window from the epoch
-	}
+	return func(db *gorm.DB) *gorm.DB { return between(db, column, &schemes[0], from, to) }
 }
 
 // BetweenSCRU128 is [Between] for a SCRU128 column (uuid on PostgreSQL).
 func BetweenSCRU128(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
-	return func(db *gorm.DB) *gorm.DB {
-		lo, hi, err := idtype.SCRU128Range(from, to)
-		return between(db, column, SCRU128(lo), SCRU128(hi), err)
-	}
+	return func(db *gorm.DB) *gorm.DB { return between(db, column, &schemes[1], from, to) }
 }
 
 // BetweenSCRU128Bytes is [Between] for a SCRU128Bytes column (bytea on PostgreSQL).
 func BetweenSCRU128Bytes(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
-	return func(db *gorm.DB) *gorm.DB {
-		lo, hi, err := idtype.SCRU128Range(from, to)
-		return between(db, column, SCRU128Bytes(lo), SCRU128Bytes(hi), err)
-	}
+	return func(db *gorm.DB) *gorm.DB { return between(db, column, &schemes[2], from, to) }
 }
 
-func between(db *gorm.DB, column string, lo, hi any, err error) *gorm.DB {
+func between(db *gorm.DB, column string, s *scheme, from, to time.Time) *gorm.DB {
+	lo, hi, err := s.bounds(from, to)
 	if err != nil {
 		_ = db.AddError(fmt.Errorf("gormtype: Between(%q): %w", column, err))
 		return db
@@ -94,7 +76,7 @@ func idField(db *gorm.DB, column string) (*schema.Field, error) {
 		return nil, fmt.Errorf("%w %q: %w; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, err)
 	}
 	_, name := splitColumn(column)
-	if f := stmt.Schema.LookUpField(name); f != nil && isIDType(f.FieldType) {
+	if f := stmt.Schema.LookUpField(name); f != nil && schemeOf(f.FieldType) != nil {
 		return f, nil
 	}
 	return nil, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, stmt.Schema.Name)

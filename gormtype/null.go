@@ -21,9 +21,8 @@ type ID interface {
 	GormDBDataType(*gorm.DB, *schema.Field) string
 }
 
-// Null is an ID that may be NULL (SQL) or null (JSON), for nullable columns
-// such as optional foreign keys, like database/sql's Null. A Valid Null
-// with a zero V is never stored ([ErrZeroID]).
+// Null is an ID that may be NULL (SQL) or null (JSON), for nullable
+// columns. A Valid Null with a zero V is never stored ([ErrZeroID]).
 type Null[T ID] struct {
 	V     T
 	Valid bool // Valid is true if V is not NULL
@@ -37,8 +36,7 @@ type (
 	NullSCRU128Bytes = Null[SCRU128Bytes]
 )
 
-// Scan implements [sql.Scanner]: NULL gives Valid=false, anything else is
-// scanned by V's Scan, whose errors it returns.
+// Scan implements [sql.Scanner]: NULL is not Valid, the rest V's Scan.
 func (n *Null[T]) Scan(src any) error {
 	var v T
 	if src == nil {
@@ -52,8 +50,7 @@ func (n *Null[T]) Scan(src any) error {
 	return nil
 }
 
-// Value implements [driver.Valuer]: NULL when not Valid, else V's Value,
-// which refuses the zero ID ([ErrZeroID]).
+// Value implements [driver.Valuer]: NULL when not Valid, else V's Value.
 func (n Null[T]) Value() (driver.Value, error) {
 	if !n.Valid {
 		return nil, nil
@@ -61,8 +58,7 @@ func (n Null[T]) Value() (driver.Value, error) {
 	return n.V.Value()
 }
 
-// GormValue implements gorm.Valuer: NULL when not Valid, else V as GORM
-// binds it (see [SCRU128.GormValue]).
+// GormValue implements gorm.Valuer: NULL when not Valid, else V's.
 func (n Null[T]) GormValue(ctx context.Context, db *gorm.DB) clause.Expr {
 	if !n.Valid {
 		return clause.Expr{SQL: "?", Vars: []any{nil}}
@@ -73,8 +69,7 @@ func (n Null[T]) GormValue(ctx context.Context, db *gorm.DB) clause.Expr {
 	return clause.Expr{SQL: "?", Vars: []any{n.V}}
 }
 
-// MarshalJSON implements [json.Marshaler]: null when not Valid, else V's
-// JSON form.
+// MarshalJSON implements [json.Marshaler]: null when not Valid, else V's.
 func (n Null[T]) MarshalJSON() ([]byte, error) {
 	if !n.Valid {
 		return []byte("null"), nil
@@ -82,8 +77,8 @@ func (n Null[T]) MarshalJSON() ([]byte, error) {
 	return n.V.MarshalJSON()
 }
 
-// UnmarshalJSON implements [json.Unmarshaler]: null gives Valid=false,
-// anything else is decoded by V's UnmarshalJSON, whose errors it returns.
+// UnmarshalJSON implements [json.Unmarshaler]: null is not Valid, the rest
+// V's UnmarshalJSON.
 func (n *Null[T]) UnmarshalJSON(data []byte) error {
 	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		*n = Null[T]{}
