@@ -21,26 +21,24 @@ const pluginName = "sortid:autoid"
 //
 // Before the hooks of every Create (CreateInBatches, FirstOrCreate, the
 // Save of a new row, and each record GORM creates with them) it gives a
-// fresh ID to every zero field of a gormtype ID type that is a primary
-// key or tagged sortid:"auto", unless tagged sortid:"-" or filled by a
-// database default. The HUIDs of one statement ascend with its rows.
+// fresh ID to every unset field (zero, a nil pointer, a NULL Null) of a
+// gormtype ID type that is a primary key or tagged sortid:"auto", unless
+// tagged sortid:"-" or filled by a database default the model declares.
+// The HUIDs of one statement ascend with its rows. Any other ID field a
+// Create would write zero is [ErrZeroID], naming it.
 //
 // It never runs a statement again: when the driver says a unique key with
 // a value it filled in every row is taken, the Create fails with
 // [ErrKeyTaken]; [Transaction] retries. A failed Create leaves the fields
-// AutoID filled zero again (a nil pointer nil) in the rows it did not
-// store: with GORM's own transaction all of them; in yours, or without
-// one, rows written before the failure keep theirs.
+// AutoID filled unset again in the rows it did not store: with GORM's own
+// transaction all of them; in yours, or without one, rows written before
+// the failure keep theirs.
 //
 // A Create that a fresh value could make update or skip another row, or
 // leave holding a key no row has, fails with [ErrRefused] naming the way
-// out (upserts on a filled column or without one, DO NOTHING, DO UPDATE …
-// WHERE, upserts assigning a fresh value, INSERT modifiers, MySQL's ON
-// DUPLICATE KEY UPDATE). An allowed upsert reads back the stored row's key
-// and fresh columns. Of an association upsert on the key, GORM's way to
-// save stored and new rows, the new ones go as a plain INSERT apart, and
-// the zero ID columns of rows given by their keys are left out of its DO
-// NOTHING. Updates and map Creates that give an ID 0, nil or "" fail with
+// out: see docs/gorm.md. Of an association upsert on the key, GORM's way
+// to save stored and new rows, the new ones go as a plain INSERT apart.
+// Updates and map Creates that give an ID 0, nil or "" fail with
 // [ErrZeroID]; map values and inline keys (db.First(&row, id)) are bound
 // as their field's type. AutoID is safe for concurrent use, when its
 // generators and OnCollision are.
@@ -53,9 +51,12 @@ type AutoID struct {
 	GenerateHUID func() (idtype.HUID, error)
 	// GenerateSCRU128 makes SCRU128s; nil means idtype.GenerateSCRU128.
 	GenerateSCRU128 func() (idtype.SCRU128, error)
-	// OnCollision, if not nil, is called once for each collision of a
-	// fresh value, with the Create's context, its table and the driver's
-	// error: count the calls to export collisions as a metric.
+	// OnCollision, if not nil, is called with the Create's context, its
+	// table and the driver's error each time the driver reports a fresh
+	// value taken: before the Create fails with ErrKeyTaken, or with
+	// ErrRefused for a table that keeps rows on a rollback. It is not
+	// called when MySQL reports another number taken than AutoID drew (a
+	// column that stores another number: ErrRefused, no collision).
 	OnCollision func(ctx context.Context, table string, err error)
 }
 
@@ -64,9 +65,8 @@ func (AutoID) Name() string { return pluginName }
 
 // Initialize implements gorm.Plugin: it fills IDs first in every Create,
 // wraps gorm:create to read the driver's error, and reports a collision
-// last; it checks every Update, and binds inline keys of queries.
-//
-// It returns [ErrNoCreateCallback] (wrapped) when db has no gorm:create.
+// last; it checks every Update, and binds inline keys of queries. It
+// returns [ErrNoCreateCallback] (wrapped) when db has no gorm:create.
 func (a AutoID) Initialize(db *gorm.DB) error {
 	create := db.Callback().Create()
 	insert := create.Get("gorm:create")
@@ -103,25 +103,30 @@ const linkKey = "sortid:link"
 // units maps a transaction's connection to the fills of its Transaction.
 var units sync.Map
 
-func unitOf(pool gorm.ConnPool) *fills {
+func unitKey(pool gorm.ConnPool) gorm.ConnPool {
 	if p, ok := pool.(*gorm.PreparedStmtTX); ok {
-		pool = p.Tx
+		return p.Tx
 	}
-	u, _ := units.Load(pool)
+	return pool
+}
+
+func unitOf(pool gorm.ConnPool) *fills {
+	u, _ := units.Load(unitKey(pool))
 	f, _ := u.(*fills)
 	return f
 }
 
+// ownLink returns the statement's link, not a parent's handed on.
 func ownLink(db *gorm.DB) *link {
 	v, _ := db.Get(linkKey)
 	l, _ := v.(*link)
 	if l != nil && l.tree.root != db.Statement && l.parent != db.Statement {
-		return nil // a parent's, handed on
+		return nil
 	}
 	return l
 }
 
-// fill refuses what AutoID cannot guarantee and fills the zero auto fields.
+// fill refuses what AutoID cannot guarantee and fills the unset auto fields.
 func (a AutoID) fill(db *gorm.DB) {
 	stmt := db.Statement
 	v, _ := db.Get(linkKey)
@@ -163,11 +168,15 @@ func (a AutoID) fill(db *gorm.DB) {
 	db.AddError(f.draw(generators{a.GenerateHUID, a.GenerateSCRU128}))
 }
 
-// rawCreate wraps gorm:create to keep the driver's error as it was made:
-// with gorm.Config.TranslateError it would no longer name the key.
+// rawCreate wraps gorm:create: it refuses a zero ID field AutoID does not
+// fill, and keeps the driver's error as it was made (with
+// gorm.Config.TranslateError it would no longer name the key).
 func rawCreate(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
 		l := ownLink(db)
+		if l != nil && db.Error == nil && !db.DryRun && db.Statement.Schema != nil {
+			db.AddError(checkUnset(db.Statement))
+		}
 		if l == nil || l.own == nil || db.Error != nil {
 			create(db)
 			return
@@ -237,12 +246,11 @@ func (a AutoID) collision(db *gorm.DB, f *filled, t *fills, cols []string) error
 // associations, and refuses one that would write a zero ID.
 func update(db *gorm.DB) {
 	db.Set(linkKey, &link{parent: db.Statement, tree: &fills{parent: unitOf(db.Statement.ConnPool), root: db.Statement}})
-	if db.Error != nil || db.Statement.Schema == nil {
-		return
+	if db.Error == nil && db.Statement.Schema != nil {
+		err := checkMaps(db.Statement, nil, false)
+		if err == nil {
+			err = checkSave(db.Statement)
+		}
+		db.AddError(err)
 	}
-	err := checkSave(db.Statement)
-	if err == nil {
-		err = checkMaps(db.Statement, nil, false)
-	}
-	db.AddError(err)
 }

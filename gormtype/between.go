@@ -8,7 +8,6 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
-	"gorm.io/gorm/schema"
 )
 
 // Between returns a scope that keeps the rows whose ID in column was made in
@@ -19,15 +18,27 @@ import (
 // model; for a column the model lacks, or a query without one, use
 // [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A bad window
 // or an unknown column becomes the query's error ([ErrUnknownColumn]).
+// The scope changes only the statement it is given: one scope may serve
+// queries on many goroutines.
 func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB {
-		f, err := idField(db, column)
-		if err != nil {
-			_ = db.AddError(err)
-			return db
+		stmt := db.Statement
+		model := stmt.Model
+		if model == nil {
+			model = stmt.Dest
 		}
-		table, _ := splitColumn(column)
-		return between(db, table+f.DBName, schemeOf(f.FieldType), from, to)
+		err := errors.New("the query has no model")
+		if model != nil {
+			err = stmt.Parse(model)
+		}
+		if err != nil {
+			return addError(db, fmt.Errorf("%w %q: %w; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, err))
+		}
+		i := strings.LastIndexByte(column, '.') + 1 // "table.column"
+		if f := stmt.Schema.LookUpField(column[i:]); f != nil && schemeOf(f.FieldType) != nil {
+			return between(db, column[:i]+f.DBName, schemeOf(f.FieldType), from, to)
+		}
+		return addError(db, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, stmt.Schema.Name))
 	}
 }
 
@@ -49,35 +60,12 @@ func BetweenSCRU128Bytes(column string, from, to time.Time) func(*gorm.DB) *gorm
 func between(db *gorm.DB, column string, s *scheme, from, to time.Time) *gorm.DB {
 	lo, hi, err := s.bounds(from, to)
 	if err != nil {
-		_ = db.AddError(fmt.Errorf("gormtype: Between(%q): %w", column, err))
-		return db
+		return addError(db, fmt.Errorf("gormtype: Between(%q): %w", column, err))
 	}
 	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
 }
 
-// splitColumn splits "t.col" into "t." and "col".
-func splitColumn(column string) (table, name string) {
-	i := strings.LastIndexByte(column, '.') + 1
-	return column[:i], column[i:]
-}
-
-// idField returns the model's ID field for column.
-func idField(db *gorm.DB, column string) (*schema.Field, error) {
-	stmt := db.Statement
-	model := stmt.Model
-	if model == nil {
-		model = stmt.Dest
-	}
-	err := errors.New("the query has no model")
-	if model != nil {
-		err = stmt.Parse(model)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w %q: %w; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, err)
-	}
-	_, name := splitColumn(column)
-	if f := stmt.Schema.LookUpField(name); f != nil && schemeOf(f.FieldType) != nil {
-		return f, nil
-	}
-	return nil, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, stmt.Schema.Name)
+func addError(db *gorm.DB, err error) *gorm.DB {
+	_ = db.AddError(err)
+	return db
 }

@@ -11,12 +11,13 @@
 //	SCRU128Bytes  bytea       binary(16)     blob
 //
 // Use these types in models, not idtype's: GORM makes an idtype.HUID key
-// auto-increment and an idtype.SCRU128 text. A HUID is a JSON string.
-// The zero value of an ID type means "not set" and is never stored
+// auto-increment and an idtype.SCRU128 text. A HUID is a JSON string. The
+// zero value of an ID type means "not set" and is never stored
 // ([ErrZeroID]). On PostgreSQL, prefer keys made by the column DEFAULT
 // (default:huid_generate()), which AutoID leaves alone.
 //
-// The files build on each other, each using only those before it:
-// errors, types, null, schemes (one row per ID form), between, fill,
-// refuse, keys, autoid (the plugin's callbacks), transaction.
+// Each file uses only those before it, and a Create walks down them once:
+// errors, types, null, schemes, between, fill (which fields and rows get
+// IDs), refuse (which statements cannot keep them), keys (drawing them,
+// reading a taken one), autoid (the plugin's callbacks), transaction.
 package gormtype

@@ -25,10 +25,10 @@ var ErrUnknownColumn = errors.New("gormtype: no ID field for column")
 // gorm.ErrDuplicatedKey.
 var ErrKeyTaken = fmt.Errorf("gormtype: a fresh key is taken: %w", gorm.ErrDuplicatedKey)
 
-// ErrRefused is returned (wrapped, naming the table, the filled columns,
-// the reason and the way out) by a Create that [AutoID] cannot keep from
-// touching another row, from leaving a key no row has in its struct, or
-// from storing a row twice when run again.
+// ErrRefused is returned (wrapped, naming the table, the reason and the way
+// out) by a Create that [AutoID] cannot keep from touching another row, from
+// leaving a key no row has in its struct, or from storing a row twice when
+// run again.
 var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 
 // ErrSetup is returned (wrapped, naming the field and the fix) by a Create
@@ -38,7 +38,7 @@ var ErrSetup = errors.New("gormtype: set-up error")
 
 // ErrZeroID is returned (wrapped, naming the type or the field and the way
 // out) by a statement that would store the zero value of a gormtype ID
-// type, which means "not set": a key left zero without [AutoID], a Save
+// type, which means "not set": a field AutoID does not fill, a Save
 // writing a zero field over a stored ID, or an Update or a map Create
 // giving an ID column 0, nil or "".
 var ErrZeroID = errors.New("gormtype: a zero ID is never stored")

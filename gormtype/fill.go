@@ -2,6 +2,7 @@ package gormtype
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"reflect"
 	"slices"
@@ -17,7 +18,7 @@ import (
 // sortid:"auto". The tag sortid:"-" keeps a primary key from being filled.
 const TagAuto = "sortid"
 
-// isAutoField reports whether AutoID fills f when it is zero.
+// isAutoField reports whether AutoID fills f when it is unset.
 func isAutoField(f *schema.Field) bool {
 	if schemeOf(f.FieldType) == nil || !f.Creatable || f.DBName == "" || f.HasDefaultValue && f.DefaultValueInterface == nil {
 		return false // the database makes a default
@@ -29,16 +30,11 @@ func isAutoField(f *schema.Field) bool {
 // autoFieldsOf caches autoFields by schema.
 var autoFieldsOf sync.Map
 
-// autoFields returns the fields of s that AutoID fills.
+// autoFields returns the fields of s that AutoID fills, or [ErrSetup].
 func autoFields(s *schema.Schema) (fields []*schema.Field, err error) {
 	if v, ok := autoFieldsOf.Load(s); ok {
 		return v.([]*schema.Field), nil
 	}
-	defer func() {
-		if err == nil {
-			autoFieldsOf.Store(s, fields)
-		}
-	}()
 	for _, f := range s.Fields {
 		for _, sc := range schemes {
 			if t := indirect(f.FieldType); t == sc.core || t == sc.coreNull {
@@ -53,7 +49,148 @@ func autoFields(s *schema.Schema) (fields []*schema.Field, err error) {
 			fields = append(fields, f)
 		}
 	}
+	autoFieldsOf.Store(s, fields)
 	return fields, nil
+}
+
+// checkMaps binds the ID values of the statement's maps as their fields'
+// types ([asID]). For a map Create it returns [ErrRefused] when an auto
+// field is unset: AutoID fills structs only.
+func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
+	var maps []map[string]any
+	switch d := stmt.Dest.(type) {
+	case map[string]any:
+		maps = append(maps, d)
+	case *map[string]any:
+		maps = append(maps, *d)
+	case []map[string]any:
+		maps = d
+	case *[]map[string]any:
+		maps = *d
+	}
+	for _, m := range maps {
+		for _, f := range stmt.Schema.Fields {
+			key := f.DBName
+			if _, ok := m[key]; !ok {
+				key = f.Name
+			}
+			v, ok := m[key]
+			if create && slices.Contains(auto, f) && (v == nil || reflect.ValueOf(v).IsZero()) {
+				return fmt.Errorf("%w: a Create into %s from a map leaves %q unset, and AutoID fills structs only; set it in the map, or create from a struct", ErrRefused, tableName(stmt), f.DBName)
+			}
+			if _, expr := v.(clause.Expression); !ok || expr || schemeOf(f.FieldType) == nil {
+				continue
+			}
+			id, err := asID(f, v)
+			if err != nil {
+				return err
+			}
+			m[key] = id
+		}
+	}
+	return nil
+}
+
+// asID returns v, given for the ID field f in a map or inline, as f's type
+// (GORM binds such values as they are: a SCRU128's UUID text as text). It
+// returns [ErrZeroID] for 0, "" and, unless f is a Null type, nil.
+func asID(f *schema.Field, v any) (any, error) {
+	given, s, id, err := v, schemeOf(f.FieldType), reflect.New(indirect(f.FieldType)), error(nil)
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		v = nil
+		if !rv.IsNil() {
+			v = rv.Elem().Interface()
+		}
+	}
+	if valuer, ok := v.(driver.Valuer); ok {
+		v, err = valuer.Value() // gormtype's and idtype's IDs, zero ones refused
+	}
+	if rv := reflect.ValueOf(v); rv.CanInt() {
+		v = rv.Int()
+	} else if rv.CanUint() {
+		v = rv.Uint()
+	}
+	if err == nil && (v == "" || v == nil && id.Elem().Type() != s.null || v != nil && reflect.ValueOf(v).IsZero()) {
+		err = fmt.Errorf("%w; set a gormtype.%s, or for a new row leave it to AutoID", ErrZeroID, s.name)
+	}
+	if err == nil {
+		err = id.Interface().(sql.Scanner).Scan(v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gormtype: the value %#v for %s.%s: %w", given, f.Schema.Name, f.Name, err)
+	}
+	return id.Elem().Interface(), nil
+}
+
+// isJoinTable reports whether the statement writes the join rows of one of
+// parent's many2many associations: GORM's DO NOTHING is meant for them.
+func isJoinTable(parent, stmt *gorm.Statement) bool {
+	return parent != nil && parent.Schema != nil && slices.ContainsFunc(parent.Schema.Relationships.Many2Many,
+		func(r *schema.Relationship) bool { return r.JoinTable != nil && r.JoinTable.Table == stmt.Table })
+}
+
+// splitStored readies a statement saving associations, which GORM sends as
+// an upsert on the primary key that a fresh key would turn into an update
+// of another row: the new rows (a key is unset) stay as a plain INSERT,
+// the stored ones go apart through GORM's upsert (see [attachStored]). It
+// reports whether a row is new.
+func splitStored(db *gorm.DB, link any, linkKey string) (bool, error) {
+	stmt := db.Statement
+	var news, stored []reflect.Value
+	byValue := false
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		if slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool { return isZeroID(f.ReflectValueOf(stmt.Context, row)) }) {
+			news = append(news, row)
+		} else {
+			stored = append(stored, row)
+		}
+		byValue = byValue || !row.CanAddr()
+	})
+	if len(news) == 0 {
+		return false, attachStored(stmt)
+	}
+	upsert := stmt.Clauses["ON CONFLICT"].Expression
+	delete(stmt.Clauses, "ON CONFLICT")
+	if len(stored) == 0 || byValue { // collect refuses rows by value
+		return true, nil
+	}
+	stmt.ReflectValue = pointers(news)
+	return true, db.Session(&gorm.Session{NewDB: true, SkipHooks: stmt.SkipHooks}).Set(linkKey, link).
+		Clauses(upsert).Create(pointers(stored).Interface()).Error
+}
+
+func pointers(rows []reflect.Value) reflect.Value {
+	s := reflect.MakeSlice(reflect.SliceOf(rows[0].Addr().Type()), 0, len(rows))
+	for _, r := range rows {
+		s = reflect.Append(s, r.Addr())
+	}
+	return s
+}
+
+// attachStored leaves the ID columns zero in every row out of GORM's DO
+// NOTHING upsert of rows given by key; else zero ones are [ErrZeroID].
+func attachStored(stmt *gorm.Statement) error {
+	oc, _ := stmt.Clauses["ON CONFLICT"].Expression.(clause.OnConflict)
+	for _, f := range stmt.Schema.Fields {
+		if s := schemeOf(f.FieldType); s == nil || f.FieldType != s.typ || f.PrimaryKey || f.DBName == "" {
+			continue
+		}
+		set, zero := 0, 0
+		eachRow(stmt.ReflectValue, func(row reflect.Value) {
+			if isZeroID(f.ReflectValueOf(stmt.Context, row)) {
+				zero++
+			} else {
+				set++
+			}
+		})
+		if zero > 0 && oc.DoNothing && set == 0 {
+			stmt.Omits = append(stmt.Omits, f.DBName)
+		} else if zero > 0 {
+			return fmt.Errorf("%w: GORM saves %s rows given by their keys, and would write their zero %s over the stored one (or store it in a row); load the rows (db.First), or set %s",
+				ErrZeroID, stmt.Schema.Name, f.Name, f.Name)
+		}
+	}
+	return nil
 }
 
 // filled is what AutoID filled in one statement.
@@ -65,7 +202,7 @@ type filled struct {
 	raw      error // its INSERT's error, untranslated
 }
 
-// filledColumn holds a column's zero fields in row order: as found, what
+// filledColumn holds a column's unset fields in row order: as found, what
 // to zero to undo the fill (a nil pointer, not its ID), and the IDs drawn.
 type filledColumn struct {
 	name              string
@@ -73,8 +210,8 @@ type filledColumn struct {
 	fields, undo, ids []reflect.Value
 }
 
-// collect finds the zero auto fields of the statement's rows. It returns
-// [ErrRefused] for a row passed by value, whose zero fields it cannot fill.
+// collect finds the unset auto fields of the statement's rows. It returns
+// [ErrRefused] for a row passed by value, whose fields it cannot fill.
 func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 	f := &filled{table: tableName(stmt), cols: make([]filledColumn, len(fields))}
 	var err error
@@ -99,34 +236,28 @@ func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 	return f, err
 }
 
-// isZeroID reports whether an ID field is unset: zero or a nil pointer.
+// isZeroID reports whether an ID field is unset: a nil pointer, a zero ID,
+// or a Null that is NULL (idtype's rule) or holds a zero ID.
 func isZeroID(fv reflect.Value) bool {
-	return fv.Kind() == reflect.Pointer && (fv.IsNil() || fv.Elem().IsZero()) || fv.Kind() != reflect.Pointer && fv.IsZero()
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			return true
+		}
+		fv = fv.Elem()
+	}
+	if fv.Kind() == reflect.Struct { // Null[T]{V, Valid}
+		return !fv.Field(1).Bool() || fv.Field(0).IsZero()
+	}
+	return fv.IsZero()
 }
 
-// draw gives the collected fields fresh IDs, allocating nil pointers.
-func (f *filled) draw(g generators) error {
-	for i := range f.cols {
-		c := &f.cols[i]
-		c.ids = make([]reflect.Value, len(c.fields))
-		for j, fv := range c.fields {
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					fv.Set(reflect.New(fv.Type().Elem()))
-				}
-				fv = fv.Elem()
-			}
-			if fv.Type() != c.scheme.typ { // Null[T]{V, Valid}
-				fv.Field(1).SetBool(true)
-				fv = fv.Field(0)
-			}
-			c.ids[j] = fv
-		}
-		if err := c.scheme.fresh(g, c.ids); err != nil {
-			return fmt.Errorf("%w for %s.%s: %w", ErrGenerate, f.table, c.name, err)
+// reset makes the fields f filled zero again, pointers found nil nil.
+func (f *filled) reset() {
+	for _, c := range f.cols {
+		for _, fv := range c.undo {
+			fv.SetZero()
 		}
 	}
-	return nil
 }
 
 // fills are the statements AutoID filled in one unit of work, which one
@@ -172,83 +303,6 @@ func (u *fills) written() (tables []string) {
 		}
 	}
 	return tables
-}
-
-// reset makes the fields f filled zero again, pointers found nil nil.
-func (f *filled) reset() {
-	for _, c := range f.cols {
-		for _, fv := range c.undo {
-			fv.SetZero()
-		}
-	}
-}
-
-// asID returns v, given for the ID field f in a map or inline, as f's type
-// (GORM binds such values as they are: a SCRU128's UUID text as text). It
-// returns [ErrZeroID] for 0, "" and, unless f is a Null type, nil.
-func asID(f *schema.Field, v any) (any, error) {
-	t, rv := indirect(f.FieldType), reflect.ValueOf(v)
-	null := t == schemeOf(t).null
-	if v == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
-		rv = reflect.Zero(t)
-	} else if rv.Type() == t || rv.Type() == reflect.PointerTo(t) {
-		rv = reflect.Indirect(rv)
-	} else if v != "" {
-		if rv.CanInt() {
-			v = rv.Int()
-		} else if rv.CanUint() {
-			v = rv.Uint()
-		}
-		rv = reflect.New(t)
-		if err := rv.Interface().(sql.Scanner).Scan(v); err != nil {
-			return nil, fmt.Errorf("gormtype: the value for %s.%s: %w", f.Schema.Name, f.Name, err)
-		}
-		rv = rv.Elem()
-	}
-	if v == "" || !null && rv.IsZero() || null && rv.Field(1).Bool() && rv.Field(0).IsZero() {
-		return nil, fmt.Errorf("%w: the value %#v for %s.%s; set a gormtype.%s, or for a new row leave it to AutoID",
-			ErrZeroID, v, f.Schema.Name, f.Name, schemeOf(t).name)
-	}
-	return rv.Interface(), nil
-}
-
-// checkMaps makes the ID values of maps their fields' types (see [asID]);
-// it returns [ErrRefused] for a map Create leaving an auto field unset.
-func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
-	rv := reflect.Indirect(reflect.ValueOf(stmt.Dest))
-	maps := []reflect.Value{rv}
-	if rv.Kind() == reflect.Slice {
-		maps = maps[:0]
-		for i := range rv.Len() {
-			maps = append(maps, rv.Index(i))
-		}
-	}
-	for _, m := range maps {
-		if m.Kind() != reflect.Map || m.Type().Key().Kind() != reflect.String || m.Type().Elem().Kind() != reflect.Interface {
-			continue
-		}
-		for _, f := range stmt.Schema.Fields {
-			key := reflect.ValueOf(f.DBName).Convert(m.Type().Key())
-			if v := m.MapIndex(key); !v.IsValid() {
-				key = reflect.ValueOf(f.Name).Convert(m.Type().Key())
-			}
-			v := m.MapIndex(key)
-			if create && slices.Contains(auto, f) && (!v.IsValid() || v.IsZero() || v.Elem().IsZero()) {
-				return fmt.Errorf("%w: a Create into %s from a map leaves %q unset, and AutoID fills structs only; set it in the map, or create from a struct", ErrRefused, tableName(stmt), f.DBName)
-			}
-			if !v.IsValid() || schemeOf(f.FieldType) == nil {
-				continue
-			} else if _, expr := v.Interface().(clause.Expression); expr {
-				continue
-			}
-			id, err := asID(f, v.Interface())
-			if err != nil {
-				return err
-			}
-			m.SetMapIndex(key, reflect.ValueOf(&id).Elem())
-		}
-	}
-	return nil
 }
 
 // eachRow calls fn with every struct the statement writes.

@@ -3,7 +3,7 @@ package gormtype
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -12,6 +12,32 @@ import (
 
 	"github.com/sortid/sortid/pgretry"
 )
+
+// draw gives the collected fields fresh IDs, allocating nil pointers and
+// making Nulls Valid.
+func (f *filled) draw(g generators) error {
+	for i := range f.cols {
+		c := &f.cols[i]
+		c.ids = make([]reflect.Value, len(c.fields))
+		for j, fv := range c.fields {
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					fv.Set(reflect.New(fv.Type().Elem()))
+				}
+				fv = fv.Elem()
+			}
+			if fv.Type() != c.scheme.typ { // Null[T]{V, Valid}
+				fv.Field(1).SetBool(true)
+				fv = fv.Field(0)
+			}
+			c.ids[j] = fv
+		}
+		if err := c.scheme.fresh(g, c.ids); err != nil {
+			return fmt.Errorf("%w for %s.%s: %w", ErrGenerate, f.table, c.name, err)
+		}
+	}
+	return nil
+}
 
 // takenKey returns the columns of the unique key err says is taken, and
 // whether it includes a column filled in every row (in a statement mixing
@@ -67,20 +93,20 @@ func aside(db *gorm.DB) *gorm.DB {
 	return tx
 }
 
-// duplicateEntry finds a number in MySQL's "Duplicate entry 'v' for key".
-var duplicateEntry = regexp.MustCompile(`Duplicate entry '(-?[0-9][0-9.e+]*)' for key`)
-
-// checkStoredKey returns [ErrRefused] when MySQL reports a one-row Create's
-// one-column HUID key taken as another number than drawn: no draw can win.
+// checkStoredKey returns [ErrRefused] when MySQL reports a fresh one-column
+// HUID key taken as a number no row drew: the column stores another number
+// than it is given, so no draw can win.
 func checkStoredKey(db *gorm.DB, f *filled, cols []string) error {
-	m := duplicateEntry.FindStringSubmatch(f.raw.Error())
-	i := slices.IndexFunc(f.cols, func(c filledColumn) bool { return len(cols) == 1 && strings.EqualFold(c.name, cols[0]) })
-	if db.Dialector.Name() != "mysql" || f.rows != 1 || m == nil || i < 0 || f.cols[i].scheme != &schemes[0] ||
-		fmt.Sprint(f.cols[i].ids[0]) == m[1] {
+	i := slices.IndexFunc(f.cols, func(c filledColumn) bool {
+		return len(cols) == 1 && strings.EqualFold(c.name, cols[0]) && c.scheme == &schemes[0]
+	})
+	if db.Dialector.Name() != "mysql" || i < 0 || slices.ContainsFunc(f.cols[i].ids, func(id reflect.Value) bool {
+		return strings.Contains(f.raw.Error(), fmt.Sprintf("'%d'", id.Int()))
+	}) {
 		return nil
 	}
-	return fmt.Errorf("%w: a Create into %s drew %s %v, and the database reports the key %s taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %v",
-		ErrRefused, f.table, f.cols[i].name, f.cols[i].ids[0], m[1], f.raw)
+	return fmt.Errorf("%w: a Create into %s drew %s %v, and the database reports another number taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %v",
+		ErrRefused, f.table, f.cols[i].name, f.cols[i].ids[0], f.raw)
 }
 
 // checkEngines returns [ErrRefused] when a MySQL table among tables keeps
@@ -98,7 +124,7 @@ func checkEngines(db *gorm.DB, f *filled, tables []string) error {
 }
 
 // bindKeys binds a key given inline (First(&row, id), Find, Delete) as one
-// value of its type: GORM binds Value, SCRU128Bytes' as 16 numbers.
+// value of its type: GORM binds its Value, a SCRU128Bytes' as 16 numbers.
 func bindKeys(db *gorm.DB) {
 	where, _ := db.Statement.Clauses["WHERE"].Expression.(clause.Where)
 	key := db.Statement.Schema

@@ -8,13 +8,23 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
-	"gorm.io/gorm/schema"
 )
 
 const setKeys = "set the keys yourself (gormtype.NewHUID(), NewSCRU128()) or give them a database default (gorm:\"default:huid_generate()\"), and AutoID leaves the statement alone"
 
+// leftOut reports whether the statement's Select or Omit leaves col out.
+func leftOut(stmt *gorm.Statement, col string) bool {
+	if len(stmt.Selects)+len(stmt.Omits) == 0 {
+		return false
+	}
+	selected, restricted := stmt.SelectAndOmitColumns(true, false)
+	v, ok := selected[col]
+	return ok && !v || !ok && restricted
+}
+
 // checkStatement returns [ErrRefused] for a Create whose fresh values could
-// make it update or skip another row, or leave a filled field out.
+// make it update or skip another row, or leave a filled field out. An
+// allowed upsert returns the stored row's key and filled columns.
 func checkStatement(db *gorm.DB, f *filled) error {
 	stmt, cols := db.Statement, make([]string, len(f.cols))
 	for i, c := range f.cols {
@@ -26,13 +36,10 @@ func checkStatement(db *gorm.DB, f *filled) error {
 	filled := func(c clause.Column) bool {
 		return slices.ContainsFunc(cols, func(n string) bool { return strings.EqualFold(n, c.Name) })
 	}
-	if len(stmt.Selects)+len(stmt.Omits) > 0 {
-		selected, restricted := stmt.SelectAndOmitColumns(true, false)
-		for _, c := range cols {
-			if v, ok := selected[c]; ok && !v || !ok && restricted {
-				return refuse("Select or Omit leaves "+c+" out, so the struct would hold a key no row has",
-					"include it, or declare the database default in the model (gorm:\"default:huid_generate()\")")
-			}
+	for _, c := range cols {
+		if leftOut(stmt, c) {
+			return refuse("Select or Omit leaves "+c+" out, so the struct would hold a key no row has",
+				"include it, or declare the database default in the model (gorm:\"default:huid_generate()\")")
 		}
 	}
 	if in, _ := stmt.Clauses["INSERT"].Expression.(clause.Insert); in.Modifier != "" {
@@ -59,8 +66,8 @@ func checkStatement(db *gorm.DB, f *filled) error {
 		return refuse("its ON CONFLICT may fire on a fresh value (on a filled column, on no column, or ON CONSTRAINT)",
 			"aim it at another unique column, or "+setKeys)
 	}
-	// Return the key and the filled columns, which GORM writes into the row:
-	// after an update, that row's values; and those GORM returns itself.
+	// GORM writes the returned columns into the row: after an update, the
+	// stored row's; with them the ones GORM returns itself.
 	names := append(slices.Clone(stmt.Schema.PrimaryFieldDBNames), cols...)
 	if _, ok := stmt.Clauses["RETURNING"]; !ok {
 		for _, fd := range stmt.Schema.FieldsWithDefaultDBValue {
@@ -75,75 +82,23 @@ func checkStatement(db *gorm.DB, f *filled) error {
 	return nil
 }
 
-// isJoinTable reports whether the statement writes the join rows of one of
-// parent's many2many associations: GORM's DO NOTHING is meant for them.
-func isJoinTable(parent, stmt *gorm.Statement) bool {
-	return parent != nil && parent.Schema != nil && slices.ContainsFunc(parent.Schema.Relationships.Many2Many,
-		func(r *schema.Relationship) bool { return r.JoinTable != nil && r.JoinTable.Table == stmt.Table })
-}
-
-// splitStored readies a statement saving associations, which GORM sends as
-// an upsert on the primary key that a fresh key would turn into an update
-// of another row: the new rows (a key is zero) stay as a plain INSERT, the
-// stored ones go apart through GORM's upsert (see [attachStored]). It
-// reports whether a row is new.
-func splitStored(db *gorm.DB, link any, linkKey string) (bool, error) {
-	stmt := db.Statement
-	var news, stored []reflect.Value
-	byValue := false
-	eachRow(stmt.ReflectValue, func(row reflect.Value) {
-		if slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool { return isZeroID(f.ReflectValueOf(stmt.Context, row)) }) {
-			news = append(news, row)
-		} else {
-			stored = append(stored, row)
-		}
-		byValue = byValue || !row.CanAddr()
-	})
-	if len(news) == 0 {
-		return false, attachStored(stmt)
-	}
-	upsert := stmt.Clauses["ON CONFLICT"].Expression
-	delete(stmt.Clauses, "ON CONFLICT")
-	if len(stored) == 0 || byValue { // collect refuses rows by value
-		return true, nil
-	}
-	stmt.ReflectValue = pointers(news)
-	return true, db.Session(&gorm.Session{NewDB: true, SkipHooks: stmt.SkipHooks}).Set(linkKey, link).
-		Clauses(upsert).Create(pointers(stored).Interface()).Error
-}
-
-func pointers(rows []reflect.Value) reflect.Value {
-	s := reflect.MakeSlice(reflect.SliceOf(rows[0].Addr().Type()), 0, len(rows))
-	for _, r := range rows {
-		s = reflect.Append(s, r.Addr())
-	}
-	return s
-}
-
-// attachStored leaves the ID columns zero in every row out of GORM's DO
-// NOTHING upsert of rows given by key; else zero ones are [ErrZeroID].
-func attachStored(stmt *gorm.Statement) error {
-	oc, _ := stmt.Clauses["ON CONFLICT"].Expression.(clause.OnConflict)
+// checkUnset returns [ErrZeroID] naming a field of a gormtype ID type that
+// a Create under AutoID would write zero: AutoID fills keys and sortid:"auto"
+// fields only, and a column DEFAULT only counts when the model declares it.
+func checkUnset(stmt *gorm.Statement) (err error) {
 	for _, f := range stmt.Schema.Fields {
-		if s := schemeOf(f.FieldType); s == nil || f.FieldType != s.typ || f.PrimaryKey || f.DBName == "" {
+		s := schemeOf(f.FieldType)
+		if s == nil || f.FieldType != s.typ || !f.Creatable || f.DBName == "" || f.HasDefaultValue || leftOut(stmt, f.DBName) {
 			continue
 		}
-		set, zero := 0, 0
 		eachRow(stmt.ReflectValue, func(row reflect.Value) {
-			if isZeroID(f.ReflectValueOf(stmt.Context, row)) {
-				zero++
-			} else {
-				set++
+			if err == nil && isZeroID(f.ReflectValueOf(stmt.Context, row)) {
+				err = fmt.Errorf("%w: a Create into %s leaves %s.%s (a gormtype.%s) zero, and AutoID fills only keys and fields tagged sortid:\"auto\"; set it, tag it sortid:\"auto\", or declare its column's DEFAULT in the model (gorm:\"default:…\"), which AutoMigrate drops when the model lacks it",
+					ErrZeroID, tableName(stmt), stmt.Schema.Name, f.Name, s.name)
 			}
 		})
-		if zero > 0 && oc.DoNothing && set == 0 {
-			stmt.Omits = append(stmt.Omits, f.DBName)
-		} else if zero > 0 {
-			return fmt.Errorf("%w: GORM saves %s rows given by their keys, and would write their zero %s over the stored one (or store it in a row); load the rows (db.First), or set %s",
-				ErrZeroID, stmt.Schema.Name, f.Name, f.Name)
-		}
 	}
-	return nil
+	return err
 }
 
 // checkSave returns [ErrZeroID] for a Save (or Select("*")) that would

@@ -44,12 +44,6 @@ func schemeOf(t reflect.Type) *scheme {
 	return &schemes[i]
 }
 
-// generators make fresh IDs; nil means idtype's default generators.
-type generators struct {
-	huid func() (idtype.HUID, error)
-	scru func() (idtype.SCRU128, error)
-}
-
 func indirect(t reflect.Type) reflect.Type {
 	if t.Kind() == reflect.Pointer {
 		return t.Elem()
@@ -57,22 +51,24 @@ func indirect(t reflect.Type) reflect.Type {
 	return t
 }
 
+// generators make fresh IDs; nil means idtype's default generators.
+type generators struct {
+	huid func() (idtype.HUID, error)
+	scru func() (idtype.SCRU128, error)
+}
+
 // freshHUIDs sorts the HUIDs it draws, so that a batch appends at the right
 // edge of the primary-key index in the order of the caller's slice.
-func freshHUIDs(g generators, dst []reflect.Value) error {
+func freshHUIDs(g generators, dst []reflect.Value) (err error) {
 	ids := make([]idtype.HUID, len(dst))
 	if g.huid == nil {
-		if err := idtype.FillHUIDs(ids); err != nil {
-			return err
-		}
+		err = idtype.FillHUIDs(ids)
 	}
-	for i := range ids {
-		var err error
-		if g.huid != nil {
-			if ids[i], err = g.huid(); err != nil {
-				return err
-			}
-		}
+	for i := 0; g.huid != nil && i < len(ids) && err == nil; i++ {
+		ids[i], err = g.huid()
+	}
+	if err != nil {
+		return err
 	}
 	slices.Sort(ids)
 	for i, id := range ids {

@@ -13,17 +13,17 @@ import (
 // one) with ctx, and runs it again in a fresh one while it fails with
 // [ErrKeyTaken]: a fresh value that [AutoID] filled in one of its Creates
 // was taken. Before each rerun every field AutoID filled in the attempt,
-// in every statement of fn, is zero again, so fn's hooks and Creates run
+// in every statement of fn, is unset again, so fn's hooks and Creates run
 // with new keys. It tries up to AutoID.Retries reruns (0: DefaultRetries);
 // then it returns the last error, which wraps ErrKeyTaken. When it returns
 // an error, fn's work is rolled back and the fields AutoID filled in it
-// are zero again; but for rows a table without transactions kept
+// are unset again; but for rows a table without transactions kept
 // ([ErrRefused] says so).
 //
 // fn must make everything it writes with tx and may run more than once:
-// what it does outside tx is not undone. Transaction returns [ErrSetup]
-// for a db without AutoID, and any other error of fn or of the
-// transaction as it is.
+// what it does outside tx is not undone. db may be a hook's tx. Transaction
+// returns [ErrSetup] for a db without AutoID, and any other error of fn or
+// of the transaction as it is.
 func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, opts ...*sql.TxOptions) error {
 	a, ok := db.Config.Plugins[pluginName].(AutoID)
 	if !ok {
@@ -36,19 +36,17 @@ func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, o
 	for attempt := 1; ; attempt++ {
 		u := &fills{}
 		err := db.Transaction(func(tx *gorm.DB) error {
-			key := tx.Statement.ConnPool
-			if p, ok := key.(*gorm.PreparedStmtTX); ok {
-				key = p.Tx
-			}
-			prev, had := units.Swap(key, u)
-			if had {
+			key := unitKey(tx.Statement.ConnPool)
+			if prev, had := units.Swap(key, u); had {
 				u.parent = prev.(*fills)
 				defer units.Store(key, prev)
 			} else {
 				defer units.Delete(key)
 			}
 			if ctx != tx.Statement.Context {
-				tx = tx.WithContext(ctx)
+				// A hook's tx holds the hooked statement (a Dest): GORM's
+				// WithContext would carry it into fn's statements.
+				tx = tx.Session(&gorm.Session{Context: ctx, NewDB: tx.Statement.Dest != nil})
 			}
 			return fn(tx)
 		}, opts...)

@@ -23,7 +23,7 @@ func columnType(db *gorm.DB, postgres, mysql, sqlite string) string {
 
 // zeroID is the error of binding the zero value of the ID type named name.
 func zeroID(name string) error {
-	return fmt.Errorf("%w: a zero gormtype.%s is no ID; set it, register db.Use(gormtype.AutoID{}) to fill keys and sortid:\"auto\" fields on Create, or use Null%s for a column that may be empty",
+	return fmt.Errorf("%w: a zero gormtype.%s means \"not set\"; set it, or use Null%s for a column that may be empty; on Create, db.Use(gormtype.AutoID{}) fills a zero key or sortid:\"auto\" field",
 		ErrZeroID, name, name)
 }
 
@@ -82,7 +82,7 @@ func (id *SCRU128) UnmarshalJSON(data []byte) error { return (*idtype.SCRU128)(i
 func (id *SCRU128) Scan(src any) error              { return (*idtype.SCRU128)(id).Scan(src) }
 
 // Value implements [driver.Valuer]: the UUID text, or [ErrZeroID] for
-// zero. GORM binds [SCRU128.GormValue]; with [AutoID] inline keys too.
+// zero. GORM binds [SCRU128.GormValue] instead.
 func (id SCRU128) Value() (driver.Value, error) {
 	if id.IsZero() {
 		return nil, zeroID("SCRU128")
@@ -133,6 +133,10 @@ func (b *SCRU128Bytes) UnmarshalJSON(data []byte) error {
 	return (*idtype.SCRU128)(b).UnmarshalJSON(data)
 }
 func (b *SCRU128Bytes) Scan(src any) error { return (*idtype.SCRU128Bytes)(b).Scan(src) }
+func (SCRU128Bytes) GormDataType() string  { return "scru128bytes" }
+func (SCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
+	return columnType(db, "bytea", "binary(16)", "blob")
+}
 
 // Value implements [driver.Valuer]: the 16 bytes, or [ErrZeroID] for zero.
 func (b SCRU128Bytes) Value() (driver.Value, error) {
@@ -140,10 +144,4 @@ func (b SCRU128Bytes) Value() (driver.Value, error) {
 		return nil, zeroID("SCRU128Bytes")
 	}
 	return idtype.SCRU128Bytes(b).Value()
-}
-
-// GormDataType and GormDBDataType name the column type.
-func (SCRU128Bytes) GormDataType() string { return "scru128bytes" }
-func (SCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
-	return columnType(db, "bytea", "binary(16)", "blob")
 }

@@ -5,6 +5,7 @@ package integration_test
 // and MyISAM where transactions matter) and SQLite.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -37,7 +38,8 @@ func (hostileChild) TableName() string { return "hostile_children" }
 // naming the table and InnoDB), not run again: the parent is stored once,
 // with the key its struct holds. With transactions (InnoDB, PostgreSQL,
 // SQLite) a plain Create is ErrKeyTaken and stores nothing, and
-// Transaction stores the parent and the child once each.
+// Transaction stores the parent and the child once each. OnCollision is
+// called once in every case, before the refusal too.
 func TestGormHostileChildCollision(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		engines := []string{""}
@@ -48,7 +50,9 @@ func TestGormHostileChildCollision(t *testing.T) {
 			for _, retry := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/Transaction=%v", engine, retry), func(t *testing.T) {
 					src := &takenFirst{}
-					db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, src.plugin(0))
+					plugin, collisions := src.plugin(0), 0
+					plugin.OnCollision = func(context.Context, string, error) { collisions++ }
+					db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, plugin)
 					resetTables(t, db, &hostileParent{}, &hostileChild{})
 					if engine != "" {
 						mustExec(t, db, "ALTER TABLE hostile_parents ENGINE="+engine, "ALTER TABLE hostile_children ENGINE="+engine)
@@ -66,6 +70,9 @@ func TestGormHostileChildCollision(t *testing.T) {
 					}
 					src.checkDrawn(t)
 					checkNamed(t, db, "hostile_children", other.ID, "other")
+					if collisions != 1 {
+						t.Errorf("OnCollision called %d times; want once, before ErrRefused too", collisions)
+					}
 					switch {
 					case engine == "MyISAM" || engine == "Aria":
 						checkRefused(t, err, gormtype.ErrRefused, "hostile_parents", "InnoDB")
