@@ -12,7 +12,8 @@
 # SkipDefaultTransaction, with AutoID's HUIDs, caller-set int64 keys 1..n,
 # and caller-set HUID values in an int64 field (the cost of the key values
 # themselves, without AutoID); single-row Create in GORM's default
-# transaction, 2000 rows a run. The server is SORTID_TEST_DATABASE (see CONTRIBUTING.md).
+# transaction, alone and in gormtype.Transaction (its own transaction),
+# 2000 rows a run. The server is SORTID_TEST_DATABASE (see CONTRIBUTING.md).
 # OUT names the raw output file (default a new temporary file).
 set -euo pipefail
 rounds=${1:-12}
@@ -22,9 +23,9 @@ out=${OUT:-$(mktemp -t sortid-gorm.XXXXXX)}
 bin=$(mktemp -t sortid-integ.XXXXXX)
 trap 'rm -f "$bin"' EXIT
 go test -c -o "$bin" .
-batch=(tx=default/HUID=auto$ tx=default/HUID=auto-noretry$ tx=default/int64=preset$ tx=default/int64=preset-huid-values$
+batch=(tx=default/HUID=auto$ tx=default/int64=preset$ tx=default/int64=preset-huid-values$
   tx=skip/HUID=auto$ tx=skip/int64=preset$ tx=skip/int64=preset-huid-values$)
-one=(HUID=auto$ int64=preset$)
+one=(HUID=auto$ HUID=auto-transaction$ int64=preset$)
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ), $rounds rounds, load $(cut -d' ' -f1-3 /proc/loadavg)" >"$out"
 for ((r = 0; r < rounds; r++)); do
   echo "round $((r + 1))/$rounds" >&2

@@ -155,7 +155,7 @@ func TestRetryAssociationCollisions(t *testing.T) {
 				c.arm(src, other)
 				p := Purchase{Name: "mine", Buyer: &Account{Email: "b@x"}, Note: &Note{Text: "mine"},
 					Lines: []Line{{Item: "a"}, {Item: "b"}}, Labels: []Label{{Name: "x"}}}
-				create := func(tx *gorm.DB) error { return tx.Create(&p).Error }
+				create := func(tx *gorm.DB) error { return retried(tx, func(tx *gorm.DB) error { return tx.Create(&p).Error }) }
 				var err error
 				if inTx {
 					err = db.Transaction(create)
@@ -192,13 +192,13 @@ func TestRetryAssociationAppend(t *testing.T) {
 
 	src.next(other.Lines[0].ID)
 	line := Line{Item: "new"}
-	if err := db.Model(&mine).Association("Lines").Append(&line); err != nil {
+	if err := retried(db, func(tx *gorm.DB) error { return tx.Model(&Purchase{ID: mine.ID}).Association("Lines").Append(&line) }); err != nil {
 		t.Fatalf("Append line: %v", err)
 	}
 	src.checkDrawn(t, "lines", 1)
 	src.nextSCRU128(other.Labels[0].ID.ID())
 	label := Label{Name: "new"}
-	if err := db.Model(&mine).Association("Labels").Append(&label); err != nil {
+	if err := retried(db, func(tx *gorm.DB) error { return tx.Model(&Purchase{ID: mine.ID}).Association("Labels").Append(&label) }); err != nil {
 		t.Fatalf("Append label: %v", err)
 	}
 	src.checkDrawn(t, "labels", 1)
@@ -282,7 +282,10 @@ func TestSaveMixedAssociationsSplit(t *testing.T) {
 			}
 			loaded.Books = append(loaded.Books, Book{Title: "new"})
 			src.nextSCRU128(other.Books[0].ID.ID())
-			if err := db.Session(&gorm.Session{FullSaveAssociations: full}).Save(&loaded).Error; err != nil {
+			err := retried(db, func(tx *gorm.DB) error {
+				return tx.Session(&gorm.Session{FullSaveAssociations: full}).Save(&loaded).Error
+			})
+			if err != nil {
 				t.Fatalf("Save of stored and new books: %v", err)
 			}
 			if len(src.calls()) != 1 {

@@ -3,65 +3,60 @@ package gormtype
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync/atomic"
+	"strings"
+	"sync"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/sortid/sortid/idtype"
 )
 
-// DefaultRetries is how often [AutoID] runs a Create again after its fresh
-// values collided, when AutoID.Retries is zero.
+// DefaultRetries is how often [Transaction] runs its function again after
+// a collision when AutoID.Retries is zero.
 const DefaultRetries = 3
 
 const pluginName = "sortid:autoid"
 
 // AutoID is the GORM plugin that fills IDs: db.Use(gormtype.AutoID{}).
 //
-// Before the hooks of every Create (CreateInBatches, FirstOrCreate and the
-// Save of a new row too, and each record GORM creates with them), it gives
-// a fresh ID to every zero field of a gormtype ID type that is a primary
-// key or is tagged sortid:"auto", unless tagged sortid:"-" or filled by a
-// database default. The HUIDs of one statement ascend with its rows.
+// Before the hooks of every Create (CreateInBatches, FirstOrCreate, the
+// Save of a new row, and each record GORM creates with them) it gives a
+// fresh ID to every unset field (zero, a nil pointer, a NULL Null) of a
+// gormtype ID type that is a primary key or tagged sortid:"auto", unless
+// tagged sortid:"-" or filled by a database default the model declares.
+// The HUIDs of one statement ascend with its rows. Any other ID field a
+// Create would write zero is [ErrZeroID], naming it.
 //
-// When the driver's error says a unique key with a fresh value is taken,
-// the Create is undone and runs again, hooks and associations included,
-// with new values, up to Retries times; then it fails with [ErrKeyTaken].
-// GORM rolls back the transaction it opened; in yours (or CreateInBatches')
-// AutoID rolls back to a savepoint it set before the Create. Without a
-// transaction only the failed INSERT is undone: what came before it stays.
-// A Create that fails leaves every field AutoID filled zero again, as before
-// the call, but for rows that stay stored.
+// It never runs a statement again: when the driver says a unique key with
+// a value it filled in every row is taken, the Create fails with
+// [ErrKeyTaken]; [Transaction] retries. A failed Create leaves the fields
+// AutoID filled unset again in the rows it did not store: with GORM's own
+// transaction all of them; in yours, or without one, rows written before
+// the failure keep theirs.
 //
 // A Create that a fresh value could make update or skip another row, or
 // leave holding a key no row has, fails with [ErrRefused] naming the way
-// out: on PostgreSQL and SQLite an ON CONFLICT on a filled column, on no
-// column, ON CONSTRAINT, DO NOTHING or DO UPDATE … WHERE; an upsert that
-// assigns a fresh value; INSERT IGNORE, OR IGNORE, OR REPLACE; MySQL's ON
-// DUPLICATE KEY UPDATE of several rows. Keys you set are left alone. An
-// allowed upsert reads back the stored row's key and fresh columns. GORM
-// saves an association's stored and new rows as one upsert on the primary
-// key; AutoID sends the new ones as a plain INSERT apart. A MySQL upsert of one row is sent as a plain INSERT first;
-// after a conflict on another key it is undone and runs again with the
-// clause and the same values. A row taking the key in between (n in 2^21
-// for n HUIDs made elsewhere in that millisecond) meets the clause as the
-// conflicting row.
+// out: see docs/gorm.md. Of an association upsert on the key, GORM's way
+// to save stored and new rows, the new ones go as a plain INSERT apart.
+// Updates and map Creates that give an ID 0, nil or "" fail with
+// [ErrZeroID]; map values and inline keys (db.First(&row, id)) are bound
+// as their field's type. AutoID is safe for concurrent use, when its
+// generators and OnCollision are.
 type AutoID struct {
-	// Retries bounds the retries after a collision: 0 means
-	// DefaultRetries, a negative value disables retrying, and with it the
-	// savepoint AutoID sets before a Create in a transaction.
+	// Retries bounds the reruns of [Transaction]: 0 means DefaultRetries,
+	// a negative value none.
 	Retries int
 	// GenerateHUID makes HUIDs; nil means idtype.FillHUIDs. A statement's
 	// HUIDs ascend with its rows either way.
 	GenerateHUID func() (idtype.HUID, error)
 	// GenerateSCRU128 makes SCRU128s; nil means idtype.GenerateSCRU128.
 	GenerateSCRU128 func() (idtype.SCRU128, error)
-	// OnCollision, if not nil, is called once for each collision of fresh
-	// values that AutoID retries or ends with ErrKeyTaken (not with
-	// Retries < 0), with the Create's context, its table and the driver's
-	// error: count the calls to export collisions as a metric.
+	// OnCollision, if not nil, is called with the Create's context, its
+	// table and the driver's error each time the driver reports a fresh
+	// value taken: before the Create fails with ErrKeyTaken, or with
+	// ErrRefused for a table that keeps rows on a rollback. It is not
+	// called when MySQL reports another number taken than AutoID drew (a
+	// column that stores another number: ErrRefused, no collision).
 	OnCollision func(ctx context.Context, table string, err error)
 }
 
@@ -69,22 +64,23 @@ type AutoID struct {
 func (AutoID) Name() string { return pluginName }
 
 // Initialize implements gorm.Plugin: it fills IDs first in every Create,
-// wraps gorm:create to read the driver's error, undoes and retries last,
-// and checks every Update, whose associations it fills too.
-//
-// It returns [ErrNoCreateCallback] (wrapped) when db has no gorm:create.
+// wraps gorm:create to read the driver's error, and reports a collision
+// last; it checks every Update, and binds inline keys of queries. It
+// returns [ErrNoCreateCallback] (wrapped) when db has no gorm:create.
 func (a AutoID) Initialize(db *gorm.DB) error {
-	p := &plugin{AutoID: a}
 	create := db.Callback().Create()
 	insert := create.Get("gorm:create")
 	if insert == nil {
 		return fmt.Errorf("%w: AutoID wraps it to read the driver's error", ErrNoCreateCallback)
 	}
 	for _, err := range []error{
-		create.Before("*").Register("sortid:begin", p.begin),
-		create.Replace("gorm:create", p.insert(insert)),
-		create.After("*").Register("sortid:finish", p.finish),
+		create.Before("*").Register("sortid:fill", a.fill),
+		create.Replace("gorm:create", rawCreate(insert)),
+		create.After("*").Register("sortid:finish", a.finish),
 		db.Callback().Update().Before("*").Register("sortid:update", update),
+		db.Callback().Query().Before("gorm:query").Register("sortid:keys", bindKeys),
+		db.Callback().Delete().Before("gorm:delete").Register("sortid:keys", bindKeys),
+		db.Callback().Row().Before("gorm:row").Register("sortid:keys", bindKeys),
 	} {
 		if err != nil {
 			return fmt.Errorf("gormtype: register AutoID's callbacks: %w", err)
@@ -93,314 +89,168 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 	return nil
 }
 
-// plugin is one registration of AutoID.
-type plugin struct {
-	AutoID
-	savepoints atomic.Uint64 // names the savepoints
+// link is a statement's place in its tree: the Create and the Creates
+// saving its associations, to which GORM hands on the statement's settings
+// (linkKey); own is what AutoID filled in the statement itself.
+type link struct {
+	parent *gorm.Statement
+	tree   *fills
+	own    *filled
 }
 
-func (p *plugin) retries() int {
-	if p.Retries == 0 {
-		return DefaultRetries
+const linkKey = "sortid:link"
+
+// units maps a transaction's connection to the fills of its Transaction.
+var units sync.Map
+
+func unitKey(pool gorm.ConnPool) gorm.ConnPool {
+	if p, ok := pool.(*gorm.PreparedStmtTX); ok {
+		return p.Tx
 	}
-	return p.Retries
+	return pool
 }
 
-// The keys of AutoID's settings. A statement's attempt is its own
-// (InstanceSet); parentKey and rerunKey are set with db.Set, whose values
-// GORM passes on to the statements that save the statement's associations.
-const (
-	attemptKey = "sortid:attempt"
-	parentKey  = "sortid:parent"
-	rerunKey   = "sortid:rerun"
-)
-
-// attempt is one run of a statement: the fields AutoID filled in it and
-// how its failure is undone. The statements saving the associations of a
-// Create that a transaction or savepoint undoes join its attempt, and the
-// Create runs again with them.
-type attempt struct {
-	stmt      *gorm.Statement
-	parent    *attempt   // the statement whose associations this one saves
-	owner     *attempt   // the attempt that undoes and retries this one
-	joined    []*attempt // those the owner undoes, itself first
-	rollback  bool       // a transaction or savepoint undoes the owner
-	savepoint string
-	base      *gorm.DB // the statement as called, to run it again
-	draws     int
-	columns   []filledColumn
-	rows      int
-	inserted  bool
-	taken     *attempt // the statement whose fresh value was taken
-	takenErr  error
-	upsert    *clause.Clause // MySQL: held back for a plain INSERT first
-	keyCols   []string       // MySQL: the other key the plain INSERT met
-	done      bool
+func unitOf(pool gorm.ConnPool) *fills {
+	u, _ := units.Load(unitKey(pool))
+	f, _ := u.(*fills)
+	return f
 }
 
-func newAttempt(stmt *gorm.Statement) *attempt {
-	st := &attempt{stmt: stmt, draws: 1}
-	st.owner, st.joined = st, []*attempt{st}
-	return st
+// ownLink returns the statement's link, not a parent's handed on.
+func ownLink(db *gorm.DB) *link {
+	v, _ := db.Get(linkKey)
+	l, _ := v.(*link)
+	if l != nil && l.tree.root != db.Statement && l.parent != db.Statement {
+		return nil
+	}
+	return l
 }
 
-func setting[T any](db *gorm.DB, key string) T {
-	v, _ := db.Get(key)
-	t, _ := v.(T)
-	return t
-}
-
-func ownAttempt(db *gorm.DB) *attempt {
-	v, _ := db.InstanceGet(attemptKey)
-	st, _ := v.(*attempt)
-	return st
-}
-
-// begin fills the statement's zero auto fields and prepares their undoing.
-func (p *plugin) begin(db *gorm.DB) {
+// fill refuses what AutoID cannot guarantee and fills the unset auto fields.
+func (a AutoID) fill(db *gorm.DB) {
 	stmt := db.Statement
-	st, parent, prev := newAttempt(stmt), setting[*attempt](db, parentKey), setting[*attempt](db, rerunKey)
-	keep := prev != nil && prev.upsert != nil && prev.keyCols != nil // MySQL: now with the clause
-	if prev != nil {
-		st.draws, parent = prev.draws+1, prev.parent
+	v, _ := db.Get(linkKey)
+	up, _ := v.(*link)
+	nested := up != nil && !up.tree.done && !isJoinTable(up.parent, stmt)
+	t := &fills{parent: unitOf(stmt.ConnPool), root: stmt}
+	if nested {
+		t = up.tree
+	} else {
+		_, inTx := stmt.ConnPool.(gorm.TxCommitter)
+		t.ownTx = !inTx && !db.SkipDefaultTransaction
 	}
-	if keep {
-		st.draws, st.keyCols = prev.draws, prev.keyCols
-	}
-	if parent != nil && !parent.done {
-		st.parent = parent
-		if parent.owner.rollback {
-			st.owner = parent.owner
-			st.owner.joined = append(st.owner.joined, st)
-		}
-	}
-	db.InstanceSet(attemptKey, st)
-	db.Set(parentKey, st)
-	db.Set(rerunKey, (*attempt)(nil))
+	self := &link{parent: stmt, tree: t}
+	db.Set(linkKey, self)
 	if db.Error != nil || db.DryRun || stmt.Schema == nil {
 		return
 	}
-	_, inTx := stmt.ConnPool.(gorm.TxCommitter)
-	own := st.owner == st
-	if own {
-		st.rollback = !inTx && !db.SkipDefaultTransaction // GORM's transaction
-	}
-	if own && st.parent != nil {
-		st.base = asCalled(db) // before keepNewRows changes the statement
-	}
 	fields, err := autoFields(stmt.Schema)
 	if err == nil {
-		err = checkMapRows(stmt, fields)
+		err = checkMaps(stmt, fields, true)
 	}
-	if err == nil && st.parent != nil {
-		var anyNew bool
-		if anyNew, err = keepNewRows(db, st.parent); !anyNew && err == nil {
-			return // GORM's upsert of stored records
-		}
+	anyNew := true
+	if err == nil && nested {
+		anyNew, err = splitStored(db, self, linkKey) // none: GORM's upsert of stored rows
 	}
-	if err == nil {
-		st.columns, st.rows, err = collect(stmt, fields)
+	f := &filled{}
+	if err == nil && anyNew {
+		f, err = collect(stmt, fields)
 	}
-	if keep {
-		st.columns = prev.columns
+	if err == nil && len(f.cols) > 0 && !nested {
+		err = checkStatement(db, f)
 	}
-	if err != nil || len(st.columns) == 0 {
+	if err != nil || len(f.cols) == 0 {
 		db.AddError(err)
 		return
 	}
-	if own && st.base == nil {
-		st.base = asCalled(db) // before checkStatement changes the statement
-	}
-	if st.parent == nil {
-		err = checkStatement(db, st)
-	}
-	if err == nil && !keep {
-		if err = p.draw(st.columns); err != nil {
-			err = fmt.Errorf("%w for %s: %w", ErrGenerate, stmt.Schema.Name, err)
-		}
-	}
-	if err == nil && own && inTx && p.retries() >= 0 {
-		st.savepoint, st.rollback = fmt.Sprintf("sortid_%d", p.savepoints.Add(1)), true
-		err = aside(db).SavePoint(st.savepoint).Error
-	}
-	db.AddError(err)
+	self.own = f
+	t.add(f, false)
+	db.AddError(f.draw(generators{a.GenerateHUID, a.GenerateSCRU128}))
 }
 
-// asCalled is the statement as it stands, to run it again: only a Create
-// with fresh values is ever run again.
-func asCalled(db *gorm.DB) *gorm.DB {
-	return db.Session(&gorm.Session{Context: db.Statement.Context})
-}
-
-// insert wraps gorm:create to keep the driver's error as it was made and
-// to note whether it says a fresh value was taken.
-func (p *plugin) insert(create func(*gorm.DB)) func(*gorm.DB) {
+// rawCreate wraps gorm:create: it refuses a zero ID field AutoID does not
+// fill, and keeps the driver's error as it was made (with
+// gorm.Config.TranslateError it would no longer name the key).
+func rawCreate(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
-		st := ownAttempt(db)
-		if st == nil || len(st.columns) == 0 || db.Error != nil {
+		l := ownLink(db)
+		if l != nil && db.Error == nil && !db.DryRun && db.Statement.Schema != nil {
+			db.AddError(checkUnset(db.Statement))
+		}
+		if l == nil || l.own == nil || db.Error != nil {
 			create(db)
 			return
 		}
-		err := createRaw(db, create)
-		st.inserted = err == nil
-		if err == nil && st.keyCols != nil {
-			err = readBack(db, st)
+		cfg := db.Config
+		if cfg.TranslateError {
+			raw := *cfg
+			raw.TranslateError = false
+			db.Config = &raw
 		}
-		if cols, hit, known := takenKey(db, err, st.columns, st.rows); hit && st.owner.taken == nil {
-			st.owner.taken, st.owner.takenErr = st, err
-		} else if known && !hit && st.upsert != nil {
-			st.keyCols = cols
-		}
-		db.AddError(err)
+		create(db)
+		db.Config = cfg
+		l.own.raw, l.own.inserted, db.Error = db.Error, db.Error == nil, nil
+		db.AddError(l.own.raw)
 	}
 }
 
-// createRaw runs gorm:create and returns its error untranslated: with
-// gorm.Config.TranslateError it would no longer name the key.
-func createRaw(db *gorm.DB, create func(*gorm.DB)) error {
-	if cfg := db.Config; cfg.TranslateError {
-		raw := *cfg
-		raw.TranslateError = false
-		db.Config = &raw
-		defer func() { db.Config = cfg }()
+// finish turns a taken fresh value into ErrKeyTaken and undoes the fill of
+// the rows the failure did not store.
+func (a AutoID) finish(db *gorm.DB) {
+	l := ownLink(db)
+	if l == nil {
+		return
 	}
-	create(db)
-	err := db.Error
-	db.Error = nil
-	return err
+	t, f := l.tree, l.own
+	if t.root == db.Statement {
+		t.done = true
+	}
+	if f == nil || db.Error == nil {
+		return
+	}
+	if cols, hit := takenKey(db, f, f.raw); hit {
+		db.Error = a.collision(db, f, t, cols)
+	}
+	if t.root == db.Statement && t.ownTx {
+		t.reset()
+	} else if !f.inserted {
+		f.reset()
+	}
 }
 
-// finish undoes a failed attempt and runs the statement again while its
-// fresh values collide.
-func (p *plugin) finish(db *gorm.DB) {
-	st := ownAttempt(db)
-	if st == nil || st.owner != st {
-		return
+// collision returns the error of a Create whose fresh value in the key
+// cols was taken: ErrKeyTaken, or ErrRefused when no rerun can succeed.
+func (a AutoID) collision(db *gorm.DB, f *filled, t *fills, cols []string) error {
+	if err := checkStoredKey(db, f, cols); err != nil {
+		return err
 	}
-	st.done = true
-	if st.savepoint != "" {
-		if db.Error != nil {
-			db.AddError(aside(db).RollbackTo(st.savepoint).Error)
-		}
-		db.AddError(releaseSavepoint(db, st.savepoint))
+	if a.OnCollision != nil {
+		a.OnCollision(db.Statement.Context, f.table, f.raw)
 	}
-	if db.Error == nil {
-		return
+	top := t
+	for top.parent != nil {
+		top = top.parent
 	}
-	if st.upsert != nil && st.keyCols != nil { // MySQL: now with the clause
-		rerun(db, st)
-		return
+	written := top.written()
+	if f.rows > 1 { // a multi-row INSERT keeps the rows before the taken one
+		written = append(written, f.table)
 	}
-	var stored error // read before the reset, which zeroes the drawn values
-	if st.taken != nil {
-		stored = checkStoredKey(db, st.taken, st.takenErr)
+	if err := checkEngines(db, f, written); err != nil {
+		t.add(nil, true)
+		return err
 	}
-	for _, s := range st.joined {
-		if st.rollback || !s.inserted {
-			resetFields(s.columns)
-		}
-	}
-	if st.taken == nil || p.retries() < 0 {
-		return
-	}
-	table := tableName(st.taken.stmt)
-	if p.OnCollision != nil {
-		p.OnCollision(st.stmt.Context, table, st.takenErr)
-	}
-	if stored != nil {
-		db.Error = stored
-		return
-	}
-	if st.draws > p.retries() {
-		db.Error = fmt.Errorf("%w: %d draws for %s: %w", ErrKeyTaken, st.draws, table, st.takenErr)
-		return
-	}
-	if err := checkRetry(db, st.taken, st.takenErr); err != nil {
-		db.Error = err
-		return
-	}
-	rerun(db, st)
-}
-
-// rerun runs the statement again as it was called, after its undoing.
-func rerun(db *gorm.DB, st *attempt) {
-	res := st.base.Set(rerunKey, st).Create(st.stmt.Dest)
-	db.Error, db.RowsAffected = res.Error, res.RowsAffected
+	return fmt.Errorf("%w: %s (%s); run the Create in gormtype.Transaction to retry it: %v", ErrKeyTaken, f.table, strings.Join(cols, ", "), f.raw)
 }
 
 // update marks an Update as the parent of the Creates that save its
 // associations, and refuses one that would write a zero ID.
 func update(db *gorm.DB) {
-	db.Set(parentKey, newAttempt(db.Statement))
+	db.Set(linkKey, &link{parent: db.Statement, tree: &fills{parent: unitOf(db.Statement.ConnPool), root: db.Statement}})
 	if db.Error == nil && db.Statement.Schema != nil {
-		db.AddError(checkSave(db.Statement))
-	}
-}
-
-// releaseSavepoint ends a savepoint, which GORM has no call for. Like
-// gorm.DB.SavePoint, it bypasses prepared statements.
-func releaseSavepoint(db *gorm.DB, name string) error {
-	tx := aside(db)
-	if p, ok := tx.Statement.ConnPool.(*gorm.PreparedStmtTX); ok {
-		tx.Statement.ConnPool = p.Tx
-	}
-	if err := tx.Exec("RELEASE SAVEPOINT " + name).Error; err != nil {
-		return fmt.Errorf("gormtype: release savepoint %s: %w", name, err)
-	}
-	return nil
-}
-
-// aside returns a new session on the statement's connection for AutoID's
-// own statements, without the Create's error.
-func aside(db *gorm.DB) *gorm.DB {
-	tx := db.Session(&gorm.Session{NewDB: true})
-	tx.Error = nil
-	return tx
-}
-
-// draw gives the columns' fields fresh IDs. A column's HUIDs ascend with
-// its rows (see [idtype.HUIDGenerator.Fill]): a batch appends at the right
-// edge of the primary-key index, in the order of the caller's slice.
-func (p *plugin) draw(cols []filledColumn) error {
-	for _, c := range cols {
-		if err := p.drawColumn(c); err != nil {
-			return fmt.Errorf("column %s: %w", c.name, err)
+		err := checkMaps(db.Statement, nil, false)
+		if err == nil {
+			err = checkSave(db.Statement)
 		}
+		db.AddError(err)
 	}
-	return nil
-}
-
-func (p *plugin) drawColumn(c filledColumn) error {
-	if !c.huid {
-		generate := p.GenerateSCRU128
-		if generate == nil {
-			generate = idtype.GenerateSCRU128
-		}
-		for _, ptr := range c.ptrs {
-			id, err := generate()
-			if err != nil {
-				return err
-			}
-			ptr.(idSetter).setID(0, id)
-		}
-		return nil
-	}
-	huids := make([]idtype.HUID, len(c.ptrs))
-	if p.GenerateHUID == nil {
-		if err := idtype.FillHUIDs(huids); err != nil {
-			return err
-		}
-	} else {
-		for i := range huids {
-			var err error
-			if huids[i], err = p.GenerateHUID(); err != nil {
-				return err
-			}
-		}
-		slices.Sort(huids)
-	}
-	for i, ptr := range c.ptrs {
-		ptr.(idSetter).setID(huids[i], idtype.SCRU128{})
-	}
-	return nil
 }

@@ -3,15 +3,11 @@ package gormtype
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
-	"gorm.io/gorm/schema"
-
-	"github.com/sortid/sortid/idtype"
 )
 
 // Between returns a scope that keeps the rows whose ID in column was made in
@@ -22,80 +18,54 @@ import (
 // model; for a column the model lacks, or a query without one, use
 // [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A bad window
 // or an unknown column becomes the query's error ([ErrUnknownColumn]).
+// The scope changes only the statement it is given: one scope may serve
+// queries on many goroutines.
 func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB {
-		f, err := idField(db, column)
+		stmt := db.Statement
+		model := stmt.Model
+		if model == nil {
+			model = stmt.Dest
+		}
+		err := errors.New("the query has no model")
+		if model != nil {
+			err = stmt.Parse(model)
+		}
 		if err != nil {
-			_ = db.AddError(err)
-			return db
+			return addError(db, fmt.Errorf("%w %q: %w; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, err))
 		}
-		table, _ := splitColumn(column)
-		column = table + f.DBName
-		switch f.IndirectFieldType {
-		case reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128]():
-			return BetweenSCRU128(column, from, to)(db)
-		case reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes]():
-			return BetweenSCRU128Bytes(column, from, to)(db)
+		i := strings.LastIndexByte(column, '.') + 1 // "table.column"
+		if f := stmt.Schema.LookUpField(column[i:]); f != nil && schemeOf(f.FieldType) != nil {
+			return between(db, column[:i]+f.DBName, schemeOf(f.FieldType), from, to)
 		}
-		return BetweenHUID(column, from, to)(db)
+		return addError(db, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, stmt.Schema.Name))
 	}
 }
 
 // BetweenHUID is [Between] for a HUID column, whatever the model.
 func BetweenHUID(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
-	return func(db *gorm.DB) *gorm.DB {
-		lo, hi, err := idtype.HUIDRange(from, to)
-		return between(db, column, lo, hi, err) // idtype.HUID binds 0 too: a window from the epoch
-	}
+	return func(db *gorm.DB) *gorm.DB { return between(db, column, &schemes[0], from, to) }
 }
 
 // BetweenSCRU128 is [Between] for a SCRU128 column (uuid on PostgreSQL).
 func BetweenSCRU128(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
-	return func(db *gorm.DB) *gorm.DB {
-		lo, hi, err := idtype.SCRU128Range(from, to)
-		return between(db, column, SCRU128(lo), SCRU128(hi), err)
-	}
+	return func(db *gorm.DB) *gorm.DB { return between(db, column, &schemes[1], from, to) }
 }
 
 // BetweenSCRU128Bytes is [Between] for a SCRU128Bytes column (bytea on PostgreSQL).
 func BetweenSCRU128Bytes(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
-	return func(db *gorm.DB) *gorm.DB {
-		lo, hi, err := idtype.SCRU128Range(from, to)
-		return between(db, column, SCRU128Bytes(lo), SCRU128Bytes(hi), err)
-	}
+	return func(db *gorm.DB) *gorm.DB { return between(db, column, &schemes[2], from, to) }
 }
 
-func between(db *gorm.DB, column string, lo, hi any, err error) *gorm.DB {
+func between(db *gorm.DB, column string, s *scheme, from, to time.Time) *gorm.DB {
+	lo, hi, err := s.bounds(from, to)
 	if err != nil {
-		_ = db.AddError(fmt.Errorf("gormtype: Between(%q): %w", column, err))
-		return db
+		return addError(db, fmt.Errorf("gormtype: Between(%q): %w", column, err))
 	}
 	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
 }
 
-// splitColumn splits "t.col" into "t." and "col".
-func splitColumn(column string) (table, name string) {
-	i := strings.LastIndexByte(column, '.') + 1
-	return column[:i], column[i:]
-}
-
-// idField returns the model's ID field for column.
-func idField(db *gorm.DB, column string) (*schema.Field, error) {
-	stmt := db.Statement
-	model := stmt.Model
-	if model == nil {
-		model = stmt.Dest
-	}
-	err := errors.New("the query has no model")
-	if model != nil {
-		err = stmt.Parse(model)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w %q: %w; pass one with db.Model(&Row{}), or use BetweenHUID, BetweenSCRU128 or BetweenSCRU128Bytes", ErrUnknownColumn, column, err)
-	}
-	_, name := splitColumn(column)
-	if f := stmt.Schema.LookUpField(name); f != nil && isIDType(f.FieldType) {
-		return f, nil
-	}
-	return nil, fmt.Errorf("%w %q in model %s", ErrUnknownColumn, column, stmt.Schema.Name)
+func addError(db *gorm.DB, err error) *gorm.DB {
+	_ = db.AddError(err)
+	return db
 }

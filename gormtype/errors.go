@@ -16,27 +16,29 @@ var ErrNoCreateCallback = errors.New("gormtype: no gorm:create callback")
 var ErrGenerate = errors.New("gormtype: cannot generate an ID")
 
 // ErrUnknownColumn is returned (wrapped, naming the column and the model)
-// by [Between] when the query has no model, or the model has no field of
-// an ID type for the column.
+// by [Between] for a query without a model, or a column without an ID field.
 var ErrUnknownColumn = errors.New("gormtype: no ID field for column")
 
-// ErrKeyTaken is returned (wrapped, with the table and the database's last
-// error) by a Create when every fresh value [AutoID] drew was taken (see
-// AutoID.Retries). It wraps gorm.ErrDuplicatedKey.
-var ErrKeyTaken = fmt.Errorf("gormtype: every fresh key drawn was taken: %w", gorm.ErrDuplicatedKey)
+// ErrKeyTaken is returned (wrapped, with the table, the key's columns and
+// the driver's message) by a Create whose fresh value [AutoID] filled is
+// taken, and by [Transaction] when every attempt met one. It wraps
+// gorm.ErrDuplicatedKey.
+var ErrKeyTaken = fmt.Errorf("gormtype: a fresh key is taken: %w", gorm.ErrDuplicatedKey)
 
-// ErrRefused is returned (wrapped, naming the table, the filled columns,
-// the reason and the way out) by a Create that [AutoID] cannot keep from
-// touching another row or from returning a key no row has.
+// ErrRefused is returned (wrapped, naming the table, the reason and the way
+// out) by a Create that [AutoID] cannot keep from touching another row, from
+// leaving a key no row has in its struct, or from storing a row twice when
+// run again.
 var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 
 // ErrSetup is returned (wrapped, naming the field and the fix) by a Create
-// whose model cannot give it fresh keys: a field of an idtype type, or
-// sortid:"auto" on a field that is no gormtype ID type.
+// of a model with an idtype field, or sortid:"auto" on a field of another
+// type than gormtype's, and by [Transaction] on a gorm.DB without [AutoID].
 var ErrSetup = errors.New("gormtype: set-up error")
 
 // ErrZeroID is returned (wrapped, naming the type or the field and the way
 // out) by a statement that would store the zero value of a gormtype ID
-// type, which means "not set": a key left zero without the [AutoID] plugin,
-// or a Save that writes a zero field over a stored ID.
+// type, which means "not set": a field AutoID does not fill, a Save
+// writing a zero field over a stored ID, or an Update or a map Create
+// giving an ID column 0, nil or "".
 var ErrZeroID = errors.New("gormtype: a zero ID is never stored")

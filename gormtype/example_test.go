@@ -90,7 +90,8 @@ func ExampleBetweenHUID() {
 }
 
 // A fresh key that another writer took is replaced: here the generator
-// hands out a taken key first, and the Create runs again with a new one.
+// hands out a taken key first. A plain Create fails with ErrKeyTaken;
+// Transaction runs its function again with a new key.
 func ExampleAutoID_retry() {
 	taken := gormtype.NewHUID()
 	draws := 0
@@ -98,7 +99,7 @@ func ExampleAutoID_retry() {
 	collisions := map[string]int{} // a service would export this as a metric
 	_ = db.Use(gormtype.AutoID{
 		GenerateHUID: func() (idtype.HUID, error) {
-			if draws++; draws == 1 {
+			if draws++; draws <= 2 {
 				return taken.ID(), nil
 			}
 			return idtype.GenerateHUID()
@@ -109,8 +110,28 @@ func ExampleAutoID_retry() {
 	db.Create(&Order{ID: taken, Total: 1})
 	order := Order{Total: 2}
 	err := db.Create(&order).Error
+	fmt.Println(errors.Is(err, gormtype.ErrKeyTaken), order.ID.IsZero())
+	err = gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+		return tx.Create(&order).Error
+	})
 	var n int64
 	db.Model(&Order{}).Count(&n)
 	fmt.Println(err, order.ID != taken, draws, n, collisions)
-	// Output: <nil> true 2 2 map[orders:1]
+	// Output:
+	// true true
+	// <nil> true 3 2 map[orders:2]
+}
+
+// Transaction runs a unit of work again, in a fresh transaction, when a key
+// AutoID filled in it was taken; every field AutoID filled is reset first.
+func ExampleTransaction() {
+	db := openExample("transaction")
+	order := Order{Total: 3}
+	attempts := 0
+	err := gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+		attempts++
+		return tx.Create(&order).Error
+	})
+	fmt.Println(err, attempts, order.ID.IsZero())
+	// Output: <nil> 1 false
 }

@@ -61,7 +61,7 @@ func TestFailedCreateLeavesFreshFieldsZero(t *testing.T) {
 				queue[i] = taken.ID
 			}
 			src.next(queue...)
-			create := func(tx *gorm.DB) error { return tx.Create(&rows).Error }
+			create := func(tx *gorm.DB) error { return retried(tx, func(tx *gorm.DB) error { return tx.Create(&rows).Error }) }
 			var err error
 			if c.inTx {
 				_ = db.Transaction(func(tx *gorm.DB) error { err = create(tx); return nil })

@@ -378,3 +378,9 @@ func nullHUID(h gormtype.HUID) gormtype.NullHUID {
 	}
 	return n
 }
+
+// retried runs fn in gormtype.Transaction, which runs it again after a
+// collision of a key AutoID filled.
+func retried(db *gorm.DB, fn func(tx *gorm.DB) error) error {
+	return gormtype.Transaction(db.Statement.Context, db, fn)
+}

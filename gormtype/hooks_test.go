@@ -1,9 +1,9 @@
 package gormtype_test
 
 // Guarantees 1 and 2 for hooks: AutoID fills before the hooks of every
-// Create, so they see the keys; a retried Create runs BeforeSave and
-// BeforeCreate again with the new keys, so what they derive from the key
-// matches the stored key.
+// Create, so they see the keys; a Create retried by Transaction runs
+// BeforeSave and BeforeCreate again with the new keys, so what they derive
+// from the key matches the stored key.
 
 import (
 	"errors"
@@ -104,7 +104,7 @@ func TestRetryRunsHooksAgain(t *testing.T) {
 			mustCreate(t, db, &other)
 			src.next(other.ID, other.ID)
 			h := hooked{Name: "mine", calls: &hookCalls{}}
-			create := func(tx *gorm.DB) error { return tx.Create(&h).Error }
+			create := func(tx *gorm.DB) error { return retried(tx, func(tx *gorm.DB) error { return tx.Create(&h).Error }) }
 			var err error
 			if inTx {
 				err = db.Transaction(create)
@@ -167,7 +167,7 @@ func TestAssociationHooksSeeFilledKeys(t *testing.T) {
 	mustCreate(t, db, &other)
 	src.next(other.ID)
 	p := Purchase{Name: "p", Buyer: &Account{Email: "buyer@x"}}
-	if err := db.Create(&p).Error; err != nil {
+	if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&p).Error }); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	src.checkDrawn(t, "purchases", 1)

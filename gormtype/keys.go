@@ -1,124 +1,161 @@
 package gormtype
 
 import (
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/sortid/sortid/pgretry"
 )
 
-// takenKey reports whether err is a unique violation of a key that
-// includes a column filled in every one of the statement's rows (in a
-// statement that mixes set and fresh values the error cannot say whose
-// value was taken); known is false when err is no unique violation or
-// does not say which key. cols are the key's columns.
-func takenKey(db *gorm.DB, err error, filled []filledColumn, rows int) (cols []string, hit, known bool) {
-	if err == nil || !isDuplicate(db, err) {
-		return nil, false, false
+// draw gives the collected fields fresh IDs, allocating nil pointers and
+// making Nulls Valid.
+func (f *filled) draw(g generators) error {
+	for i := range f.cols {
+		c := &f.cols[i]
+		c.ids = make([]reflect.Value, len(c.fields))
+		for j, fv := range c.fields {
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					fv.Set(reflect.New(fv.Type().Elem()))
+				}
+				fv = fv.Elem()
+			}
+			if fv.Type() != c.scheme.typ { // Null[T]{V, Valid}
+				fv.Field(1).SetBool(true)
+				fv = fv.Field(0)
+			}
+			c.ids[j] = fv
+		}
+		if err := c.scheme.fresh(g, c.ids); err != nil {
+			return fmt.Errorf("%w for %s.%s: %w", ErrGenerate, f.table, c.name, err)
+		}
 	}
-	cols, known = violatedColumns(db, err)
-	hit = slices.ContainsFunc(filled, func(f filledColumn) bool {
-		return len(f.ptrs) == rows && slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, f.name) })
-	})
-	return cols, hit, known
+	return nil
 }
 
-// isDuplicate reports whether err is a unique violation, on PostgreSQL also
-// in the forms Citus passes on from a shard (see pgretry.IsUniqueViolation).
-func isDuplicate(db *gorm.DB, err error) bool {
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return true
+// takenKey returns the columns of the unique key err says is taken, and
+// whether it includes a column filled in every row (in a statement mixing
+// set and fresh values the error cannot say whose value was taken).
+func takenKey(db *gorm.DB, f *filled, err error) ([]string, bool) {
+	t, _ := db.Dialector.(gorm.ErrorTranslator)
+	if err == nil || !errors.Is(err, gorm.ErrDuplicatedKey) && !(db.Dialector.Name() == "postgres" && pgretry.IsUniqueViolation(err)) &&
+		!(t != nil && errors.Is(t.Translate(err), gorm.ErrDuplicatedKey)) {
+		return nil, false
 	}
-	if db.Dialector.Name() == dialectPostgres && pgretry.IsUniqueViolation(err) {
-		return true
-	}
-	t, ok := db.Dialector.(gorm.ErrorTranslator)
-	return ok && errors.Is(t.Translate(err), gorm.ErrDuplicatedKey)
+	cols := violatedColumns(db, err)
+	return cols, slices.ContainsFunc(f.cols, func(c filledColumn) bool {
+		return len(c.fields) == f.rows && slices.ContainsFunc(cols, func(k string) bool { return strings.EqualFold(k, c.name) })
+	})
 }
 
 // violatedColumns returns the columns of the unique key a driver's error
-// names: on PostgreSQL from the error's detail (pgretry.KeyColumns), the
-// same on a partition or a Citus shard; elsewhere by looking the key up in
-// the statement's database.
-func violatedColumns(db *gorm.DB, err error) ([]string, bool) {
-	var cols []string
-	tx := aside(db)
-	switch db.Dialector.Name() {
-	case dialectPostgres:
-		key := pgretry.KeyColumns(err)
-		for c := range strings.SplitSeq(key, ", ") {
+// names (MySQL's from the database).
+func violatedColumns(db *gorm.DB, err error) (cols []string) {
+	switch msg := err.Error(); db.Dialector.Name() {
+	case "postgres":
+		for c := range strings.SplitSeq(pgretry.KeyColumns(err), ", ") {
 			if unquoted, ok := strings.CutPrefix(c, `"`); ok {
 				c = strings.ReplaceAll(strings.TrimSuffix(unquoted, `"`), `""`, `"`)
 			}
 			cols = append(cols, c)
 		}
-		return cols, key != ""
-	case dialectMySQL:
-		msg := err.Error()
-		i := strings.LastIndex(msg, " for key '")
-		if i < 0 || !strings.HasSuffix(msg, "'") {
-			return nil, false
-		}
-		index := msg[i+len(" for key '") : len(msg)-1]
-		index = index[strings.LastIndexByte(index, '.')+1:] // MySQL 8 writes table.key
-		schemaName, table := tableOf(db.Statement)
-		tx = tx.Raw(`SELECT column_name FROM information_schema.statistics
-			WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ? AND index_name = ?`, schemaName, table, index)
-	case dialectSQLite:
-		const prefix = "UNIQUE constraint failed: "
-		_, list, ok := strings.Cut(err.Error(), prefix)
+	case "sqlite":
+		_, list, _ := strings.Cut(msg, "UNIQUE constraint failed: ")
 		list, _, _ = strings.Cut(list, " (")
-		for _, c := range strings.Split(list, ", ") {
+		for c := range strings.SplitSeq(list, ", ") {
 			cols = append(cols, c[strings.LastIndexByte(c, '.')+1:])
 		}
-		return cols, ok
-	default:
-		return nil, false
+	case "mysql":
+		i := strings.LastIndex(msg, " for key '")
+		if i < 0 || !strings.HasSuffix(msg, "'") {
+			return nil
+		}
+		index := msg[i+len(" for key '") : len(msg)-1]
+		schemaName, table := tableOf(db.Statement)
+		aside(db).Raw(`SELECT column_name FROM information_schema.statistics
+			WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ? AND index_name = ? ORDER BY seq_in_index`,
+			schemaName, table, index[strings.LastIndexByte(index, '.')+1:]).Scan(&cols) // MySQL 8 writes table.key
 	}
-	if err := tx.Scan(&cols).Error; err != nil || len(cols) == 0 {
-		return nil, false
-	}
-	return cols, true
+	return cols
 }
 
-// duplicateEntry finds a number in MySQL's "Duplicate entry 'v' for key".
-var duplicateEntry = regexp.MustCompile(`Duplicate entry '(-?[0-9][0-9.e+-]*)' for key`)
+// aside is a session on the statement's connection for AutoID's own
+// statements, without the Create's error.
+func aside(db *gorm.DB) *gorm.DB {
+	tx := db.Session(&gorm.Session{NewDB: true})
+	tx.Error = nil
+	return tx
+}
 
-// checkStoredKey returns [ErrRefused], wrapping err, when MySQL reports a
-// one-row Create's fresh HUID taken as a number that is not the HUID
-// drawn: the column stored another number (an INT or DECIMAL clamped to its
-// maximum without STRICT_TRANS_TABLES, a DOUBLE rounded), so every draw would
-// meet the same row.
-func checkStoredKey(db *gorm.DB, st *attempt, err error) error {
-	m := duplicateEntry.FindStringSubmatch(err.Error())
-	if db.Dialector.Name() != dialectMySQL || st.rows != 1 || m == nil {
+// checkStoredKey returns [ErrRefused] when MySQL reports a fresh one-column
+// HUID key taken as a number no row drew: the column stores another number
+// than it is given, so no draw can win.
+func checkStoredKey(db *gorm.DB, f *filled, cols []string) error {
+	i := slices.IndexFunc(f.cols, func(c filledColumn) bool {
+		return len(cols) == 1 && strings.EqualFold(c.name, cols[0]) && c.scheme == &schemes[0]
+	})
+	if db.Dialector.Name() != "mysql" || i < 0 || slices.ContainsFunc(f.cols[i].ids, func(id reflect.Value) bool {
+		return strings.Contains(f.raw.Error(), fmt.Sprintf("'%d'", id.Int()))
+	}) {
 		return nil
 	}
-	var drawn []string
-	for _, c := range st.columns {
-		if !c.huid || len(c.ptrs) != 1 {
+	return fmt.Errorf("%w: a Create into %s drew %s %v, and the database reports another number taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %v",
+		ErrRefused, f.table, f.cols[i].name, f.cols[i].ids[0], f.raw)
+}
+
+// checkEngines returns [ErrRefused] when a MySQL table among tables keeps
+// rows on a rollback (MyISAM, Aria), or its engine cannot be read.
+func checkEngines(db *gorm.DB, f *filled, tables []string) error {
+	tables = slices.Compact(slices.Sorted(slices.Values(tables)))
+	var n int64
+	if db.Dialector.Name() != "mysql" || len(tables) == 0 || aside(db).Raw(`SELECT COUNT(*) FROM information_schema.tables t
+		JOIN information_schema.engines e ON e.engine = t.engine AND e.transactions = 'YES'
+		WHERE CONCAT(IF(t.table_schema = DATABASE(), '', CONCAT(t.table_schema, '.')), t.table_name) IN ?`, tables).Scan(&n).Error == nil && n == int64(len(tables)) {
+		return nil
+	}
+	return fmt.Errorf("%w: a fresh key of a Create into %s was taken after rows were written to %s, whose engine keeps them on a rollback (or cannot be read), so the Create cannot run again without storing them twice; they stay stored, with the keys AutoID drew; use InnoDB: %v",
+		ErrRefused, f.table, strings.Join(tables, ", "), f.raw)
+}
+
+// bindKeys binds a key given inline (First(&row, id), Find, Delete) as one
+// value of its type: GORM binds its Value, a SCRU128Bytes' as 16 numbers.
+func bindKeys(db *gorm.DB) {
+	where, _ := db.Statement.Clauses["WHERE"].Expression.(clause.Where)
+	key := db.Statement.Schema
+	if key == nil || key.PrioritizedPrimaryField == nil || schemeOf(key.PrioritizedPrimaryField.FieldType) == nil {
+		return
+	}
+	for i, e := range where.Exprs {
+		in, ok := e.(clause.IN)
+		if col, _ := in.Column.(clause.Column); !ok || col.Name != clause.PrimaryKey {
 			continue
 		}
-		v, ok := reflect.ValueOf(c.ptrs[0]).Elem().Interface().(driver.Valuer)
-		if !ok {
-			return nil
+		v := any(nil)
+		if len(in.Values) == 1 {
+			v = in.Values[0]
+		} else if b, ok := bytes16(in.Values); ok {
+			v = b
 		}
-		d, verr := v.Value()
-		if verr != nil || fmt.Sprint(d) == m[1] {
-			return nil
+		if id, err := asID(key.PrioritizedPrimaryField, v); err == nil && id != nil {
+			in.Values = []any{id}
+			where.Exprs[i] = in
 		}
-		drawn = append(drawn, fmt.Sprintf("%s %v", c.name, d))
 	}
-	if drawn == nil {
-		return nil
+}
+
+// bytes16 returns the 16 bytes GORM listed one by one.
+func bytes16(values []any) ([]byte, bool) {
+	b := make([]byte, 0, 16)
+	for _, v := range values {
+		if n, ok := v.(uint8); ok {
+			b = append(b, n)
+		}
 	}
-	return fmt.Errorf("%w: a Create into %s drew %s, and the database reports the key %s taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %w",
-		ErrRefused, tableName(st.stmt), strings.Join(drawn, ", "), m[1], err)
+	return b, len(values) == 16 && len(b) == 16
 }

@@ -1,14 +1,16 @@
 package gormtype
 
 import (
-	"bytes"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
+
+	"github.com/sortid/sortid/idtype"
 )
 
 // ID is the constraint of [Null]: gormtype's ID types.
@@ -21,9 +23,10 @@ type ID interface {
 	GormDBDataType(*gorm.DB, *schema.Field) string
 }
 
-// Null is an ID that may be NULL (SQL) or null (JSON), for nullable columns
-// such as optional foreign keys, like database/sql's Null. A Valid Null
-// with a zero V is never stored ([ErrZeroID]).
+// Null is an ID that may be NULL (SQL) or null (JSON), for nullable
+// columns. It follows [idtype.Null]'s contract, whose Scan and
+// UnmarshalJSON it uses: it is NULL when not Valid, else its V. A Valid
+// Null is stored as its V, so a zero V is not ([ErrZeroID]).
 type Null[T ID] struct {
 	V     T
 	Valid bool // Valid is true if V is not NULL
@@ -37,23 +40,43 @@ type (
 	NullSCRU128Bytes = Null[SCRU128Bytes]
 )
 
-// Scan implements [sql.Scanner]: NULL gives Valid=false, anything else is
-// scanned by V's Scan, whose errors it returns.
-func (n *Null[T]) Scan(src any) error {
-	var v T
-	if src == nil {
-		*n = Null[T]{}
-		return nil
-	}
-	if err := any(&v).(interface{ Scan(any) error }).Scan(src); err != nil {
+// decode runs f, Scan or UnmarshalJSON, on the idtype.Null of V's idtype
+// type and takes the result: the two types share one contract.
+func (n *Null[T]) decode(f func(idNull) error) error {
+	switch v := any(&n.V).(type) {
+	case *HUID:
+		var m idtype.NullHUID
+		err := f(&m)
+		*v, n.Valid = HUID(m.V), m.Valid
+		return err
+	case *SCRU128:
+		var m idtype.NullSCRU128
+		err := f(&m)
+		*v, n.Valid = SCRU128(m.V), m.Valid
+		return err
+	case *SCRU128Bytes:
+		var m idtype.NullSCRU128Bytes
+		err := f(&m)
+		*v, n.Valid = SCRU128Bytes(m.V), m.Valid
 		return err
 	}
-	*n = Null[T]{v, true}
-	return nil
+	panic("gormtype: Null of an unknown ID type")
 }
 
-// Value implements [driver.Valuer]: NULL when not Valid, else V's Value,
-// which refuses the zero ID ([ErrZeroID]).
+type idNull interface {
+	sql.Scanner
+	json.Unmarshaler
+}
+
+// Scan implements [sql.Scanner] as [idtype.Null.Scan].
+func (n *Null[T]) Scan(src any) error { return n.decode(func(m idNull) error { return m.Scan(src) }) }
+
+// UnmarshalJSON implements [json.Unmarshaler] as [idtype.Null.UnmarshalJSON].
+func (n *Null[T]) UnmarshalJSON(data []byte) error {
+	return n.decode(func(m idNull) error { return m.UnmarshalJSON(data) })
+}
+
+// Value implements [driver.Valuer]: NULL when not Valid, else V's Value.
 func (n Null[T]) Value() (driver.Value, error) {
 	if !n.Valid {
 		return nil, nil
@@ -61,20 +84,7 @@ func (n Null[T]) Value() (driver.Value, error) {
 	return n.V.Value()
 }
 
-// GormValue implements gorm.Valuer: NULL when not Valid, else V as GORM
-// binds it (see [SCRU128.GormValue]).
-func (n Null[T]) GormValue(ctx context.Context, db *gorm.DB) clause.Expr {
-	if !n.Valid {
-		return clause.Expr{SQL: "?", Vars: []any{nil}}
-	}
-	if v, ok := any(n.V).(gorm.Valuer); ok {
-		return v.GormValue(ctx, db)
-	}
-	return clause.Expr{SQL: "?", Vars: []any{n.V}}
-}
-
-// MarshalJSON implements [json.Marshaler]: null when not Valid, else V's
-// JSON form.
+// MarshalJSON implements [json.Marshaler]: null when not Valid, else V's.
 func (n Null[T]) MarshalJSON() ([]byte, error) {
 	if !n.Valid {
 		return []byte("null"), nil
@@ -82,19 +92,14 @@ func (n Null[T]) MarshalJSON() ([]byte, error) {
 	return n.V.MarshalJSON()
 }
 
-// UnmarshalJSON implements [json.Unmarshaler]: null gives Valid=false,
-// anything else is decoded by V's UnmarshalJSON, whose errors it returns.
-func (n *Null[T]) UnmarshalJSON(data []byte) error {
-	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		*n = Null[T]{}
-		return nil
+// GormValue implements gorm.Valuer: NULL when not Valid, else V's.
+func (n Null[T]) GormValue(ctx context.Context, db *gorm.DB) clause.Expr {
+	if !n.Valid {
+		return clause.Expr{SQL: "?", Vars: []any{nil}}
+	} else if v, ok := any(n.V).(gorm.Valuer); ok {
+		return v.GormValue(ctx, db)
 	}
-	var v T
-	if err := any(&v).(json.Unmarshaler).UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = Null[T]{v, true}
-	return nil
+	return clause.Expr{SQL: "?", Vars: []any{n.V}}
 }
 
 // GormDataType and GormDBDataType are those of V's type.

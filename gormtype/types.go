@@ -13,42 +13,30 @@ import (
 	"github.com/sortid/sortid/idtype"
 )
 
-// Dialector names as gorm.Dialector.Name reports them.
-const (
-	dialectPostgres = "postgres"
-	dialectMySQL    = "mysql"
-	dialectSQLite   = "sqlite"
-)
-
 // columnType returns the column type for db's dialect.
 func columnType(db *gorm.DB, postgres, mysql, sqlite string) string {
-	switch db.Dialector.Name() {
-	case dialectPostgres:
-		return postgres
-	case dialectSQLite:
-		return sqlite
+	if t, ok := map[string]string{"postgres": postgres, "sqlite": sqlite}[db.Dialector.Name()]; ok {
+		return t
 	}
 	return mysql
 }
 
 // zeroID is the error of binding the zero value of the ID type named name.
 func zeroID(name string) error {
-	return fmt.Errorf("%w: a zero gormtype.%s is no ID; set it, register db.Use(gormtype.AutoID{}) to fill keys and sortid:\"auto\" fields on Create, or use Null%s for a column that may be empty",
+	return fmt.Errorf("%w: a zero gormtype.%s means \"not set\"; set it, or use Null%s for a column that may be empty; on Create, db.Use(gormtype.AutoID{}) fills a zero key or sortid:\"auto\" field",
 		ErrZeroID, name, name)
 }
 
-// HUID is an [idtype.HUID] field: a bigint column (integer on SQLite) that
-// is never auto-increment, and a JSON string of the decimal form. The zero
-// HUID means "not set": [AutoID] fills it, and it is never stored.
+// HUID is an [idtype.HUID] field: a bigint column (integer on SQLite),
+// never auto-increment, a JSON string. Zero means "not set".
 type HUID idtype.HUID
 
-// NewHUID returns a HUID from idtype's default generator; it panics where
+// NewHUID returns a HUID from idtype's default generator, panicking where
 // [idtype.NewHUID] does.
 func NewHUID() HUID { return HUID(idtype.NewHUID()) }
 
-// ID returns h as an [idtype.HUID]; IsZero reports whether h is zero, the
-// value of an unset field. The other methods are those of the idtype.HUID:
-// the decimal form in text (a JSON string in JSON), an int64 in SQL.
+// ID returns h as an [idtype.HUID]; IsZero reports whether h is unset. The
+// other methods are the idtype.HUID's.
 func (h HUID) ID() idtype.HUID                  { return idtype.HUID(h) }
 func (h HUID) IsZero() bool                     { return h == 0 }
 func (h HUID) Time() time.Time                  { return idtype.HUID(h).Time() }
@@ -59,8 +47,7 @@ func (h HUID) MarshalJSON() ([]byte, error)     { return idtype.HUID(h).MarshalJ
 func (h *HUID) UnmarshalJSON(data []byte) error { return (*idtype.HUID)(h).UnmarshalJSON(data) }
 func (h *HUID) Scan(src any) error              { return (*idtype.HUID)(h).Scan(src) }
 
-// Value implements [driver.Valuer]: the int64, or an error wrapping
-// [ErrZeroID] for the zero HUID.
+// Value implements [driver.Valuer]: the int64, or [ErrZeroID] for zero.
 func (h HUID) Value() (driver.Value, error) {
 	if h == 0 {
 		return nil, zeroID("HUID")
@@ -68,26 +55,22 @@ func (h HUID) Value() (driver.Value, error) {
 	return idtype.HUID(h).Value()
 }
 
-// GormDataType is not "int", so GORM never makes a HUID key auto-increment;
-// GormDBDataType is integer on SQLite, bigint elsewhere.
+// GormDataType is not "int": GORM never makes a HUID key auto-increment.
 func (HUID) GormDataType() string { return "huid" }
 func (HUID) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
 	return columnType(db, "bigint", "bigint", "integer")
 }
 
-// SCRU128 is an [idtype.SCRU128] field for a uuid column on PostgreSQL and a
-// 16-byte binary column elsewhere, with the 26-character text and JSON form.
-// The zero SCRU128 means "not set": [AutoID] fills it, and it is never stored.
+// SCRU128 is an [idtype.SCRU128] field: uuid on PostgreSQL, 16 bytes
+// elsewhere, 26 characters in text and JSON. Zero means "not set".
 type SCRU128 idtype.SCRU128
 
-// NewSCRU128 returns a SCRU128 from idtype's default generator; it panics
+// NewSCRU128 returns a SCRU128 from idtype's default generator, panicking
 // where [idtype.NewSCRU128] does.
 func NewSCRU128() SCRU128 { return SCRU128(idtype.NewSCRU128()) }
 
-// ID returns id as an [idtype.SCRU128]; IsZero reports whether id is zero,
-// the value of an unset field. The other methods are those of the SCRU128:
-// the 26-character form in text and JSON; 16 raw bytes, or the UUID or
-// 26-character text, from SQL.
+// ID returns id as an [idtype.SCRU128]; IsZero reports whether id is
+// unset. The other methods are the idtype.SCRU128's.
 func (id SCRU128) ID() idtype.SCRU128               { return idtype.SCRU128(id) }
 func (id SCRU128) IsZero() bool                     { return id == SCRU128{} }
 func (id SCRU128) Time() time.Time                  { return idtype.SCRU128(id).Time() }
@@ -98,11 +81,8 @@ func (id SCRU128) MarshalJSON() ([]byte, error)     { return idtype.SCRU128(id).
 func (id *SCRU128) UnmarshalJSON(data []byte) error { return (*idtype.SCRU128)(id).UnmarshalJSON(data) }
 func (id *SCRU128) Scan(src any) error              { return (*idtype.SCRU128)(id).Scan(src) }
 
-// Value implements [driver.Valuer]: the UUID text, for PostgreSQL uuid
-// columns, or an error wrapping [ErrZeroID] for the zero SCRU128. GORM
-// statements use [SCRU128.GormValue]; only GORM's inline primary-key form
-// db.First(&row, id) goes through Value, so on MySQL and SQLite write
-// db.First(&row, "id = ?", id) instead.
+// Value implements [driver.Valuer]: the UUID text, or [ErrZeroID] for
+// zero. GORM binds [SCRU128.GormValue] instead.
 func (id SCRU128) Value() (driver.Value, error) {
 	if id.IsZero() {
 		return nil, zeroID("SCRU128")
@@ -110,41 +90,36 @@ func (id SCRU128) Value() (driver.Value, error) {
 	return idtype.SCRU128(id).Value()
 }
 
-// GormValue implements gorm.Valuer: the UUID text on PostgreSQL, which a
-// uuid column takes under every protocol, the 16 raw bytes elsewhere. The
-// zero SCRU128 makes the statement fail with [ErrZeroID].
+// GormValue implements gorm.Valuer: the UUID text on PostgreSQL, the 16
+// bytes elsewhere; zero makes the statement fail with [ErrZeroID].
 func (id SCRU128) GormValue(_ context.Context, db *gorm.DB) clause.Expr {
 	switch {
 	case id.IsZero():
 		_ = db.AddError(zeroID("SCRU128"))
 		return clause.Expr{SQL: "NULL"}
-	case db.Dialector.Name() == dialectPostgres:
+	case db.Dialector.Name() == "postgres":
 		return clause.Expr{SQL: "?", Vars: []any{idtype.SCRU128(id).UUIDString()}}
 	}
 	return clause.Expr{SQL: "?", Vars: []any{id[:]}}
 }
 
-// GormDataType and GormDBDataType give uuid on PostgreSQL, blob on SQLite,
-// binary(16) elsewhere.
+// GormDataType and GormDBDataType name the column type.
 func (SCRU128) GormDataType() string { return "scru128" }
 func (SCRU128) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
 	return columnType(db, "uuid", "binary(16)", "blob")
 }
 
-// SCRU128Bytes is an [idtype.SCRU128Bytes] field: a bytea column on
-// PostgreSQL, binary(16) on MySQL, blob on SQLite, always bound as the 16
-// raw bytes, with the 26-character text and JSON form. The zero value means
-// "not set": [AutoID] fills it, and it is never stored.
+// SCRU128Bytes is an [idtype.SCRU128Bytes] field: bytea on PostgreSQL,
+// always the 16 bytes in SQL, 26 characters in text and JSON. Zero means
+// "not set".
 type SCRU128Bytes idtype.SCRU128Bytes
 
-// NewSCRU128Bytes returns a SCRU128Bytes from idtype's default generator;
-// it panics where [idtype.NewSCRU128] does.
+// NewSCRU128Bytes returns a SCRU128Bytes from idtype's default generator,
+// panicking where [idtype.NewSCRU128] does.
 func NewSCRU128Bytes() SCRU128Bytes { return SCRU128Bytes(idtype.NewSCRU128()) }
 
-// ID returns b as an [idtype.SCRU128]; IsZero reports whether b is zero,
-// the value of an unset field. The other methods are those of the
-// idtype.SCRU128Bytes: the 26-character form in text and JSON, exactly 16
-// raw bytes from SQL.
+// ID returns b as an [idtype.SCRU128]; IsZero reports whether b is unset.
+// The other methods are the idtype.SCRU128Bytes'.
 func (b SCRU128Bytes) ID() idtype.SCRU128           { return idtype.SCRU128(b) }
 func (b SCRU128Bytes) IsZero() bool                 { return b == SCRU128Bytes{} }
 func (b SCRU128Bytes) Time() time.Time              { return idtype.SCRU128(b).Time() }
@@ -158,19 +133,15 @@ func (b *SCRU128Bytes) UnmarshalJSON(data []byte) error {
 	return (*idtype.SCRU128)(b).UnmarshalJSON(data)
 }
 func (b *SCRU128Bytes) Scan(src any) error { return (*idtype.SCRU128Bytes)(b).Scan(src) }
+func (SCRU128Bytes) GormDataType() string  { return "scru128bytes" }
+func (SCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
+	return columnType(db, "bytea", "binary(16)", "blob")
+}
 
-// Value implements [driver.Valuer]: the 16 raw bytes, or an error wrapping
-// [ErrZeroID] for the zero value.
+// Value implements [driver.Valuer]: the 16 bytes, or [ErrZeroID] for zero.
 func (b SCRU128Bytes) Value() (driver.Value, error) {
 	if b.IsZero() {
 		return nil, zeroID("SCRU128Bytes")
 	}
 	return idtype.SCRU128Bytes(b).Value()
-}
-
-// GormDataType and GormDBDataType give bytea on PostgreSQL, blob on
-// SQLite, binary(16) elsewhere.
-func (SCRU128Bytes) GormDataType() string { return "scru128bytes" }
-func (SCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
-	return columnType(db, "bytea", "binary(16)", "blob")
 }

@@ -354,8 +354,8 @@ func TestDryRunFillsNothing(t *testing.T) {
 }
 
 // TestPrepareStmtSessions: with prepared statements a collision is
-// retried in GORM's transaction and in the caller's, for a row and a
-// batch.
+// retried by Transaction, alone and inside the caller's transaction, for
+// a row and a batch.
 func TestPrepareStmtSessions(t *testing.T) {
 	t.Parallel()
 	for _, session := range []string{"Config.PrepareStmt", "Session.PrepareStmt"} {
@@ -375,12 +375,12 @@ func TestPrepareStmtSessions(t *testing.T) {
 				batch := []Account{{Email: string(rune('a'+i)) + "2@x"}, {Email: string(rune('a'+i)) + "3@x"}}
 				err := w(func(tx *gorm.DB) error {
 					src.next(taken.ID)
-					if err := tx.Create(&one).Error; err != nil {
+					if err := retried(tx, func(tx *gorm.DB) error { return tx.Create(&one).Error }); err != nil {
 						return err
 					}
 					src.checkDrawn(t, "accounts", 1)
 					src.next(taken.ID)
-					return tx.Create(&batch).Error
+					return retried(tx, func(tx *gorm.DB) error { return tx.Create(&batch).Error })
 				})
 				if err != nil {
 					t.Fatalf("case %d: %v", i, err)
@@ -397,7 +397,7 @@ func TestPrepareStmtSessions(t *testing.T) {
 }
 
 // TestTranslateError: with gorm.Config.TranslateError a taken fresh key
-// is still retried and ends with ErrKeyTaken; another key's violation
+// is still ErrKeyTaken, retried by Transaction; another key's violation
 // comes back translated, as GORM does, without a retry.
 func TestTranslateError(t *testing.T) {
 	t.Parallel()
@@ -407,14 +407,14 @@ func TestTranslateError(t *testing.T) {
 
 	src.next(taken.ID)
 	a := Account{Email: "new@x"}
-	if err := db.Create(&a).Error; err != nil {
+	if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&a).Error }); err != nil {
 		t.Fatalf("Create with a taken key: %v", err)
 	}
 	src.checkDrawn(t, "accounts", 1)
 	checkFresh(t, db, a, taken)
 
 	src.next(taken.ID, taken.ID)
-	err := db.Create(&Account{Email: "every@x"}).Error
+	err := retried(db, func(tx *gorm.DB) error { return tx.Create(&Account{Email: "every@x"}).Error })
 	checkRefused(t, err, gormtype.ErrKeyTaken, "accounts")
 	if !errors.Is(err, gorm.ErrDuplicatedKey) {
 		t.Errorf("%v does not wrap gorm.ErrDuplicatedKey", err)

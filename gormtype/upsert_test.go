@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"testing"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"github.com/sortid/sortid/gormtype"
@@ -70,7 +71,7 @@ func TestUpsertFreshKeyTakenIsRetried(t *testing.T) {
 			rows := []Account{{Email: "n1@x", Name: "new"}, {Email: "n2@x", Name: "new"}}[:n]
 			queue := []gormtype.HUID{taken.ID, taken.ID}[:n] // one attempt's keys
 			src.next(queue...)
-			if err := db.Clauses(upsertOnEmail).Create(&rows).Error; err != nil {
+			if err := retried(db, func(tx *gorm.DB) error { return tx.Clauses(upsertOnEmail).Create(&rows).Error }); err != nil {
 				t.Fatalf("upsert with a taken key: %v", err)
 			}
 			src.checkDrawn(t, "accounts", 1)

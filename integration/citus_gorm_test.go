@@ -49,25 +49,26 @@ type citusGormShape struct {
 	// before is how many keys are drawn before those of the INSERT that
 	// collides; perInsert how many that INSERT draws.
 	before, perInsert int
-	// savepoint: AutoID undoes the INSERT with ROLLBACK TO SAVEPOINT (in
-	// a transaction the Create did not open), not by GORM's ROLLBACK.
+	// savepoint: the INSERT is undone with ROLLBACK TO SAVEPOINT (GORM's
+	// nested transaction), not by a ROLLBACK.
 	savepoint bool
 	write     func(db *gorm.DB, table string, rows []citusItem) error
 }
 
 func citusCreateOne(db *gorm.DB, table string, rows []citusItem) error {
-	return db.Table(table).Create(&rows[0]).Error
+	return retried(db, func(tx *gorm.DB) error { return tx.Table(table).Create(&rows[0]).Error })
 }
 
 var citusGormShapes = []citusGormShape{
 	{name: "gorm-tx", rows: 1, perInsert: 1, write: citusCreateOne},
+	// gormtype.Transaction in the caller's transaction is a savepoint.
 	{name: "caller-tx", rows: 3, before: 1, perInsert: 1, savepoint: true,
 		write: func(db *gorm.DB, table string, rows []citusItem) error {
 			return db.Transaction(func(tx *gorm.DB) error {
 				if err := tx.Table(table).Create(&rows[0]).Error; err != nil {
 					return err
 				}
-				err := tx.Table(table).Create(&rows[1]).Error // collides
+				err := citusCreateOne(tx, table, rows[1:]) // collides
 				// Whatever its outcome, the transaction goes on: a
 				// failed INSERT not undone by ROLLBACK TO SAVEPOINT
 				// would make this one fail with 25P02.
@@ -78,10 +79,11 @@ var citusGormShapes = []citusGormShape{
 			})
 		}},
 	{name: "no-tx", skipDefaultTx: true, rows: 1, perInsert: 1, write: citusCreateOne},
-	// Three batches, so GORM opens a transaction; the second collides.
+	// Three batches, so GORM opens a nested transaction, a savepoint; the
+	// second collides, and every rerun draws the first batch's keys again.
 	{name: "batches", rows: 5, before: 2, perInsert: 2, savepoint: true,
 		write: func(db *gorm.DB, table string, rows []citusItem) error {
-			return db.Table(table).CreateInBatches(&rows, 2).Error
+			return retried(db, func(tx *gorm.DB) error { return tx.Table(table).CreateInBatches(&rows, 2).Error })
 		}},
 	{name: "worker-gorm-tx", onWorker: true, rows: 1, perInsert: 1, write: citusCreateOne},
 	{name: "worker-gorm-tx-local-shard", onWorker: true, localShard: true, rows: 1, perInsert: 1, write: citusCreateOne},
@@ -89,14 +91,15 @@ var citusGormShapes = []citusGormShape{
 
 // TestCitusGorm forces collisions of AutoID's fresh keys on a distributed
 // and on a reference table of Citus, through GORM's postgres driver on the
-// coordinator (and on a worker), in GORM's own transaction, in a caller's,
-// without one and in CreateInBatches. A Create whose first key is taken
-// succeeds after one retry, calls OnCollision once with the table and
-// Citus's unique violation of key (id), and stores its rows under fresh
-// keys that the structs hold; one whose every key is taken fails with
-// ErrKeyTaken after Retries+1 collisions and stores nothing. The row that
-// holds the taken key stays as it was. Where AutoID sets a savepoint, it
-// rolls back to it without error and the transaction goes on.
+// coordinator (and on a worker), in gormtype.Transaction alone, in a
+// caller's transaction, with SkipDefaultTransaction and around
+// CreateInBatches. A Create whose first key is taken succeeds after one
+// rerun, calls OnCollision once with the table and Citus's unique
+// violation of key (id), and stores its rows under fresh keys that the
+// structs hold; one whose every key is taken fails with ErrKeyTaken after
+// Retries+1 collisions and stores nothing. The row that holds the taken
+// key stays as it was. Where a savepoint undoes the INSERT, the rollback to
+// it succeeds and the transaction goes on.
 //
 // Citus passes on the shard's unique violation as SQLSTATE 23505 naming the
 // shard's index (t_pkey_102008) in the message, with the key in the detail;

@@ -42,7 +42,7 @@ const (
 // contenders interleaved: go test -c, then several
 // -test.bench GormCreateInBatches -test.benchtime 2x, then benchstat.
 func BenchmarkGormCreateInBatches(b *testing.B) {
-	autoID, noRetry, plain := gormBenchDBs(b)
+	autoID, plain := gormBenchDBs(b)
 	for _, tx := range []struct {
 		name    string
 		session *gorm.Session
@@ -52,14 +52,6 @@ func BenchmarkGormCreateInBatches(b *testing.B) {
 	} {
 		b.Run(tx.name+"/HUID=auto", func(b *testing.B) {
 			benchCreate(b, autoID.Session(tx.session), func() []gormBenchHUID {
-				return make([]gormBenchHUID, gormBenchRows)
-			})
-		})
-		// Without retries AutoID takes no SAVEPOINT per batch: the difference
-		// to HUID=auto is the price of surviving a collision inside a
-		// transaction (none without one).
-		b.Run(tx.name+"/HUID=auto-noretry", func(b *testing.B) {
-			benchCreate(b, noRetry.Session(tx.session), func() []gormBenchHUID {
 				return make([]gormBenchHUID, gormBenchRows)
 			})
 		})
@@ -102,12 +94,11 @@ func BenchmarkGormCreateInBatches(b *testing.B) {
 	}
 }
 
-// gormBenchDBs opens three GORMs on the test database: with AutoID, with
-// AutoID without retries, and plain GORM for the caller-set keys.
-func gormBenchDBs(b *testing.B) (autoID, noRetry, plain *gorm.DB) {
+// gormBenchDBs opens two GORMs on the test database: with AutoID, and
+// plain GORM for the caller-set keys.
+func gormBenchDBs(b *testing.B) (autoID, plain *gorm.DB) {
 	url := gormBenchURL(b)
 	return openGorm(b, postgres.Open(url), &gorm.Config{}, gormtype.AutoID{}),
-		openGorm(b, postgres.Open(url), &gorm.Config{}, gormtype.AutoID{Retries: -1}),
 		openGorm(b, postgres.Open(url), &gorm.Config{})
 }
 
@@ -153,17 +144,29 @@ func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, r
 }
 
 // BenchmarkGormCreateOne is the latency of a single-row Create in GORM's
-// default transaction: auto-filled HUID key (with and without retries;
-// either way AutoID adds no statement to it) against
-// an int64 key the caller sets on plain GORM, alone and after a SAVEPOINT,
-// which is what retrying under a savepoint would cost.
+// default transaction: auto-filled HUID key (AutoID adds no statement to
+// it), and the same in gormtype.Transaction, against an int64 key the
+// caller sets on plain GORM, alone and after a SAVEPOINT.
 func BenchmarkGormCreateOne(b *testing.B) {
-	autoID, noRetry, plain := gormBenchDBs(b)
+	autoID, plain := gormBenchDBs(b)
 	b.Run("HUID=auto", func(b *testing.B) {
 		benchCreateOne(b, autoID, func() *gormBenchHUID { return &gormBenchHUID{} })
 	})
-	b.Run("HUID=auto-noretry", func(b *testing.B) {
-		benchCreateOne(b, noRetry, func() *gormBenchHUID { return &gormBenchHUID{} })
+	b.Run("HUID=auto-transaction", func(b *testing.B) {
+		tx := autoID.Session(&gorm.Session{})
+		var zero gormBenchHUID
+		if err := tx.Migrator().DropTable(&zero); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.AutoMigrate(&zero); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			row := &gormBenchHUID{}
+			if err := gormtype.Transaction(tx.Statement.Context, tx, func(tx *gorm.DB) error { return tx.Create(row).Error }); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 	next := int64(0)
 	b.Run("int64=preset", func(b *testing.B) {

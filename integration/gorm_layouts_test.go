@@ -88,10 +88,13 @@ func TestGormLayoutOtherSchema(t *testing.T) {
 				if way == "db.Table" {
 					tx = db.Table(other) // GORM keeps "layout_accts" as Statement.Table
 				}
-				err := tx.Clauses(clause.OnConflict{
-					Columns:   []clause.Column{{Name: "email"}},
-					DoUpdates: clause.AssignmentColumns([]string{"name"}),
-				}).Create(&a).Error
+				if d.name != "mysql" { // MySQL's ON DUPLICATE KEY UPDATE is refused
+					tx = tx.Clauses(clause.OnConflict{
+						Columns:   []clause.Column{{Name: "email"}},
+						DoUpdates: clause.AssignmentColumns([]string{"name"}),
+					})
+				}
+				err := retried(tx, func(tx *gorm.DB) error { return tx.Create(&a).Error })
 				src.checkDrawn(t)
 				checkCount(t, db, 1, "layout_accts", "name = 'local' AND id = ?", victim)
 				checkCount(t, db, 1, other, "id = ? AND email = 'victim@x' AND name = 'victim'", victim)
@@ -121,7 +124,7 @@ func TestGormLayoutAliasedTable(t *testing.T) {
 		mustCreate(t, db, &taken)
 		src.next(taken.ID)
 		a := layoutAcct{Email: "new@x", Name: "new"}
-		if err := db.Table("layout_accts AS a").Create(&a).Error; err != nil {
+		if err := retried(db, func(tx *gorm.DB) error { return tx.Table("layout_accts AS a").Create(&a).Error }); err != nil {
 			t.Fatalf("Create through an aliased table with a taken fresh key: %v", err)
 		}
 		src.checkDrawn(t)
@@ -192,7 +195,9 @@ func checkNonTransactionalBatch(t *testing.T, db *gorm.DB, src *takenFirst, tabl
 	} else {
 		src.next(0, victim)
 	}
-	create := func(tx *gorm.DB) error { return tx.Table(table).Create(&items).Error }
+	create := func(tx *gorm.DB) error {
+		return retried(tx, func(tx *gorm.DB) error { return tx.Table(table).Create(&items).Error })
+	}
 	var err error
 	if inTx {
 		err = db.Transaction(create)
@@ -250,7 +255,7 @@ func TestGormLayoutPostgres(t *testing.T) {
 				`CREATE TABLE layout_events_old PARTITION OF layout_events FOR VALUES FROM (MINVALUE) TO ('2000-01-01')`,
 				`CREATE TABLE layout_events_new PARTITION OF layout_events FOR VALUES FROM ('2000-01-01') TO (MAXVALUE)`)
 			e := layoutEvent{Name: "plain"}
-			if err := db.Create(&e).Error; err != nil || e.ID.IsZero() {
+			if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&e).Error }); err != nil || e.ID.IsZero() {
 				t.Fatalf("Create: %v, key %s", err, e.ID)
 			}
 			checkCount(t, db, 1, "layout_events", "id = ? AND name = 'plain'", e.ID)
@@ -262,7 +267,7 @@ func TestGormLayoutPostgres(t *testing.T) {
 				mustCreate(t, db, &other)
 				src.next(other.ID)
 				mine := layoutEvent{CreatedAt: at, Name: "mine"} // same (id, created_at) at first
-				if err := db.Create(&mine).Error; err != nil {
+				if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&mine).Error }); err != nil {
 					t.Fatalf("Create at %v with a taken key: %v", at, err)
 				}
 				src.checkDrawn(t)
@@ -299,7 +304,7 @@ func TestGormLayoutPostgres(t *testing.T) {
 				mustCreate(t, db.Table(table), &other)
 				src.next(other.ID)
 				mine := tableRow{Name: "mine"}
-				err := db.Table(table).Create(&mine).Error
+				err := retried(db, func(tx *gorm.DB) error { return tx.Table(table).Create(&mine).Error })
 				src.checkDrawn(t)
 				checkNamed(t, db, table, other.ID, "other")
 				checkCount(t, db, 1, table, "id = ?", other.ID)
@@ -410,7 +415,7 @@ func TestGormLayoutTriggerReturnsNull(t *testing.T) {
 			mustExecArgs(t, db, "INSERT INTO layout_app.trig_child (id, name) VALUES (?, 'other')", other)
 			src.next(other)
 			r := tableRow{Name: "mine"}
-			if err := db.Table("layout_app.trig").Create(&r).Error; err != nil {
+			if err := retried(db, func(tx *gorm.DB) error { return tx.Table("layout_app.trig").Create(&r).Error }); err != nil {
 				t.Fatalf("Create with a key taken in the child: %v; want a retry", err)
 			}
 			src.checkDrawn(t)

@@ -157,7 +157,7 @@ var retryCases = func() []retryCase {
 			taken := seedAccount(t, db, "taken@x")
 			src.next(taken.ID)
 			a := retryAccount{Email: "new@x", Name: "new"}
-			if err := w.Create(&a).Error; err != nil {
+			if err := retried(w, func(tx *gorm.DB) error { return tx.Create(&a).Error }); err != nil {
 				t.Fatalf("Create: %v", err)
 			}
 			if n := src.drawn(); n != 2 {
@@ -173,7 +173,7 @@ var retryCases = func() []retryCase {
 			for i := range rows {
 				rows[i] = retryAccount{Email: fmt.Sprintf("b%d@x", i), Name: "batch"}
 			}
-			if err := w.CreateInBatches(&rows, 2).Error; err != nil {
+			if err := retried(w, func(tx *gorm.DB) error { return tx.CreateInBatches(&rows, 2).Error }); err != nil {
 				t.Fatalf("CreateInBatches: %v", err)
 			}
 			for _, r := range rows {
@@ -187,7 +187,7 @@ var retryCases = func() []retryCase {
 			taken := seedAccount(t, db, "taken@x")
 			src.next(taken.ID)
 			var a retryAccount
-			if err := w.Where(retryAccount{Email: "new@x"}).FirstOrCreate(&a).Error; err != nil {
+			if err := retried(w, func(tx *gorm.DB) error { return tx.Where(retryAccount{Email: "new@x"}).FirstOrCreate(&a).Error }); err != nil {
 				t.Fatalf("FirstOrCreate: %v", err)
 			}
 			checkFresh(t, w, a, taken)
@@ -204,7 +204,7 @@ var retryCases = func() []retryCase {
 			}
 			loaded.Lines = append(loaded.Lines, retryLine{Item: "new"})
 			src.next(other.Lines[0].ID)
-			if err := w.Save(&loaded).Error; err != nil {
+			if err := retried(w, func(tx *gorm.DB) error { return tx.Save(&loaded).Error }); err != nil {
 				t.Fatalf("Save: %v", err)
 			}
 			checkLines(t, w, other.ID, "theirs")
@@ -226,7 +226,7 @@ var retryCases = func() []retryCase {
 			src.next(other.ID, buyer.ID, 0, 0, 0, other.Lines[0].ID, 0, 0, 0, other.Tags[0].ID)
 			o := retryOrder{Name: "mine", Buyer: &retryAccount{Email: "new@x"},
 				Lines: []retryLine{{Item: "a"}, {Item: "b"}}, Tags: []retryTag{{Name: "x"}}}
-			if err := w.Create(&o).Error; err != nil {
+			if err := retried(w, func(tx *gorm.DB) error { return tx.Create(&o).Error }); err != nil {
 				t.Fatalf("Create with associations: %v", err)
 			}
 			checkLines(t, w, other.ID, "theirs")
@@ -241,7 +241,7 @@ var retryCases = func() []retryCase {
 			seedAccount(t, db, "dup@x")
 			src.next()
 			dup := retryAccount{Email: "dup@x"}
-			err := w.Transaction(func(tx *gorm.DB) error { return tx.Create(&dup).Error })
+			err := w.Transaction(func(tx *gorm.DB) error { return retried(tx, func(tx *gorm.DB) error { return tx.Create(&dup).Error }) })
 			if !isUniqueViolation(err) {
 				t.Fatalf("Create with a taken email: %v; want the database's unique violation", err)
 			}
@@ -260,13 +260,13 @@ var retryCases = func() []retryCase {
 				taken := seedAccount(t, db, "taken@x")
 				rows := []retryAccount{{Email: "n1@x", Name: "new"}, {Email: "n2@x", Name: "new"}}[:n]
 				if !upsertAllowed(dialect, u.oc, n) {
-					checkRefused(t, w.Clauses(u.oc).Create(&rows).Error, gormtype.ErrRefused, "retry_accounts", "NewHUID")
+					checkRefused(t, retried(w, func(tx *gorm.DB) error { return tx.Clauses(u.oc).Create(&rows).Error }), gormtype.ErrRefused, "retry_accounts", "NewHUID")
 					checkStored(t, w, taken.ID, taken)
 					checkCount(t, w, 1, "retry_accounts", "1 = 1")
 					return
 				}
 				src.next(taken.ID, taken.ID)
-				if err := w.Clauses(u.oc).Create(&rows).Error; err != nil {
+				if err := retried(w, func(tx *gorm.DB) error { return tx.Clauses(u.oc).Create(&rows).Error }); err != nil {
 					t.Fatalf("upsert: %v", err)
 				}
 				checkStored(t, w, taken.ID, taken)
@@ -282,13 +282,13 @@ var retryCases = func() []retryCase {
 				taken := seedAccount(t, db, "taken@x")
 				rows := []retryAccount{{Email: "old@x", Name: "renamed"}, {Email: "n@x", Name: "new"}}[:n]
 				if !upsertAllowed(dialect, u.oc, n) {
-					checkRefused(t, w.Clauses(u.oc).Create(&rows).Error, gormtype.ErrRefused, "retry_accounts", "NewHUID")
+					checkRefused(t, retried(w, func(tx *gorm.DB) error { return tx.Clauses(u.oc).Create(&rows).Error }), gormtype.ErrRefused, "retry_accounts", "NewHUID")
 					checkStored(t, w, existing.ID, existing)
 					checkCount(t, w, 2, "retry_accounts", "1 = 1")
 					return
 				}
 				src.next(taken.ID)
-				if err := w.Clauses(u.oc).Create(&rows).Error; err != nil {
+				if err := retried(w, func(tx *gorm.DB) error { return tx.Clauses(u.oc).Create(&rows).Error }); err != nil {
 					t.Fatalf("upsert: %v", err)
 				}
 				checkStored(t, w, taken.ID, taken)
@@ -366,7 +366,7 @@ func TestGormRetryKeyTakenEveryTime(t *testing.T) {
 					for _, rows := range [][]retryInv{{{Name: "one"}}, {{Name: "a"}, {Name: "b"}}} {
 						src.forget()
 						src.next(taken.ID, taken.ID, taken.ID, taken.ID)
-						create := func(tx *gorm.DB) error { return tx.Create(&rows).Error }
+						create := func(tx *gorm.DB) error { return retried(tx, func(tx *gorm.DB) error { return tx.Create(&rows).Error }) }
 						var err error
 						if inTx {
 							err = db.Transaction(create)
@@ -404,7 +404,8 @@ func (retryObserved) TableName() string { return "retry_observed" }
 // AutoID.OnCollision is called once per collision of a fresh key, with the
 // table and the driver's unique violation: twice for a Create that
 // collides twice and then succeeds, Retries+1 times for one that ends with
-// ErrKeyTaken, never with Retries < 0 or without a collision.
+// ErrKeyTaken, once for a plain Create or with Retries < 0, never without
+// a collision.
 func TestGormRetryOnCollision(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
@@ -429,14 +430,14 @@ func TestGormRetryOnCollision(t *testing.T) {
 		}
 
 		src.next(a.ID, b.ID)
-		if err := db.Create(&retryObserved{Email: "c@example.com"}).Error; err != nil {
+		if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&retryObserved{Email: "c@example.com"}).Error }); err != nil {
 			t.Fatalf("two collisions, then a fresh key: %v", err)
 		}
 		check("two collisions", 2)
 
 		err := db.Transaction(func(tx *gorm.DB) error {
 			src.next(a.ID)
-			return tx.Create(&retryObserved{Email: "d@example.com"}).Error
+			return retried(tx, func(tx *gorm.DB) error { return tx.Create(&retryObserved{Email: "d@example.com"}).Error })
 		})
 		if err != nil {
 			t.Fatalf("a collision in a caller's transaction: %v", err)
@@ -444,15 +445,21 @@ func TestGormRetryOnCollision(t *testing.T) {
 		check("caller's transaction", 1)
 
 		src.next(a.ID, a.ID, a.ID, a.ID)
-		err = db.Create(&retryObserved{Email: "e@example.com"}).Error
+		err = retried(db, func(tx *gorm.DB) error { return tx.Create(&retryObserved{Email: "e@example.com"}).Error })
 		checkRefused(t, err, gormtype.ErrKeyTaken, "retry_observed")
 		check("every key taken", gormtype.DefaultRetries+1)
 
 		src.next(a.ID)
-		if err := off.Create(&retryObserved{Email: "f@example.com"}).Error; !isUniqueViolation(err) || errors.Is(err, gormtype.ErrKeyTaken) {
-			t.Errorf("Retries < 0 with a taken key: %v; want the driver's unique violation", err)
+		if err := retried(off, func(tx *gorm.DB) error { return tx.Create(&retryObserved{Email: "f@example.com"}).Error }); !errors.Is(err, gormtype.ErrKeyTaken) {
+			t.Errorf("Retries < 0 with a taken key: %v; want ErrKeyTaken after one attempt", err)
 		}
-		check("Retries < 0", 0)
+		check("Retries < 0", 1)
+
+		src.next(a.ID)
+		if err := db.Create(&retryObserved{Email: "f@example.com"}).Error; !errors.Is(err, gormtype.ErrKeyTaken) {
+			t.Errorf("a plain Create with a taken key: %v; want ErrKeyTaken", err)
+		}
+		check("plain Create", 1)
 
 		mustCreate(t, db, &retryObserved{Email: "g@example.com"})
 		check("no collision", 0)
@@ -474,7 +481,7 @@ func TestGormRetryTranslateError(t *testing.T) {
 			taken := seedAccount(t, db, "taken@x")
 			src.next(taken.ID)
 			a := retryAccount{Email: "new@x", Name: "new"}
-			if err := db.Create(&a).Error; err != nil {
+			if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&a).Error }); err != nil {
 				t.Fatalf("Create with TranslateError: %v", err)
 			}
 			src.checkDrawn(t)
@@ -488,7 +495,7 @@ func TestGormRetryTranslateError(t *testing.T) {
 				src.forget()
 				src.next(taken.ID)
 				a := retryAccount{Email: "new@x", Name: "new"}
-				err := db.Clauses(u.oc).Create(&a).Error
+				err := retried(db, func(tx *gorm.DB) error { return tx.Clauses(u.oc).Create(&a).Error })
 				checkStored(t, db, taken.ID, taken)
 				if !upsertAllowed(d.name, u.oc, 1) {
 					checkRefused(t, err, gormtype.ErrRefused, "retry_accounts", "NewHUID")
@@ -508,7 +515,7 @@ func TestGormRetryTranslateError(t *testing.T) {
 			seedAccount(t, db, "dup@x")
 			src.forget()
 			src.next()
-			err := db.Create(&retryAccount{Email: "dup@x"}).Error
+			err := retried(db, func(tx *gorm.DB) error { return tx.Create(&retryAccount{Email: "dup@x"}).Error })
 			if !errors.Is(err, gorm.ErrDuplicatedKey) || errors.Is(err, gormtype.ErrKeyTaken) || src.drawn() != 1 {
 				t.Errorf("duplicate email: %v after %d draws; want gorm.ErrDuplicatedKey after 1", err, src.drawn())
 			}
@@ -532,11 +539,11 @@ func TestGormRetryPrepareStmt(t *testing.T) {
 			one := retryAccount{Email: fmt.Sprintf("one%d@x", i)}
 			batch := []retryAccount{{Email: fmt.Sprintf("b%da@x", i)}, {Email: fmt.Sprintf("b%db@x", i)}}
 			err := w(func(tx *gorm.DB) error {
-				if err := tx.Create(&one).Error; err != nil {
+				if err := retried(tx, func(tx *gorm.DB) error { return tx.Create(&one).Error }); err != nil {
 					return fmt.Errorf("one row: %w", err)
 				}
 				src.next(taken.ID)
-				return tx.Create(&batch).Error
+				return retried(tx, func(tx *gorm.DB) error { return tx.Create(&batch).Error })
 			})
 			if err != nil {
 				t.Fatalf("case %d: %v", i, err)
@@ -574,11 +581,11 @@ func TestGormRetryCompositeKey(t *testing.T) {
 			rows := []retryPair{{Tenant: 1, Name: "a-" + tx}, {Tenant: 1, Name: "b-" + tx}}
 			var res *gorm.DB
 			var err error
+			create := func(w *gorm.DB) error { res = w.Create(&rows); return res.Error }
 			if tx == "gorm" {
-				res = db.Create(&rows)
-				err = res.Error
+				err = retried(db, create)
 			} else {
-				err = db.Transaction(func(w *gorm.DB) error { res = w.Create(&rows); return res.Error })
+				err = db.Transaction(func(w *gorm.DB) error { return retried(w, create) })
 			}
 			if err != nil || res.RowsAffected != 2 {
 				t.Fatalf("%s tx: Create: %v, RowsAffected %d; want 2", tx, err, res.RowsAffected)
@@ -618,7 +625,7 @@ func TestGormRetryMixedKeys(t *testing.T) {
 			src.forget()
 			src.next(c.fresh)
 			rows := []retryAccount{{ID: c.set, Email: "set@x"}, {Email: "fresh@x"}}
-			err := db.Create(&rows).Error
+			err := retried(db, func(tx *gorm.DB) error { return tx.Create(&rows).Error })
 			if !isUniqueViolation(err) || errors.Is(err, gormtype.ErrKeyTaken) || src.drawn() != 1 {
 				t.Errorf("%s: Create: %v after %d draws; want the driver's unique violation after 1", c.name, err, src.drawn())
 			}
@@ -638,8 +645,8 @@ func TestGormRetryMixedKeys(t *testing.T) {
 	})
 }
 
-// TestGormRetryOffNeverUpserts: with retries off, a taken fresh key is the
-// caller's error, never an upsert of the row that holds it.
+// TestGormRetryOffNeverUpserts: with retries off, a taken fresh key is
+// ErrKeyTaken after one attempt, never an upsert of the row that holds it.
 func TestGormRetryOffNeverUpserts(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		src := &takenFirst{}
@@ -648,11 +655,13 @@ func TestGormRetryOffNeverUpserts(t *testing.T) {
 		for _, u := range upsertForms {
 			taken := seedAccount(t, db, "taken-"+u.name+"@x")
 			src.next(taken.ID)
-			err := db.Clauses(u.oc).Create(&retryAccount{Email: "new-" + u.name + "@x", Name: "new"}).Error
+			err := retried(db, func(tx *gorm.DB) error {
+				return tx.Clauses(u.oc).Create(&retryAccount{Email: "new-" + u.name + "@x", Name: "new"}).Error
+			})
 			if !upsertAllowed(d.name, u.oc, 1) {
 				checkRefused(t, err, gormtype.ErrRefused, "retry_accounts", "NewHUID")
-			} else if !isUniqueViolation(err) || errors.Is(err, gormtype.ErrKeyTaken) {
-				t.Errorf("%s with a taken key and no retries: %v; want the driver's unique violation", u.name, err)
+			} else if !isUniqueViolation(err) || !errors.Is(err, gormtype.ErrKeyTaken) {
+				t.Errorf("%s with a taken key and no retries: %v; want ErrKeyTaken with the driver's message", u.name, err)
 			}
 			checkStored(t, db, taken.ID, taken)
 			checkCount(t, db, 0, "retry_accounts", "email = ?", "new-"+u.name+"@x")
@@ -690,12 +699,14 @@ func TestGormRetryConcurrent(t *testing.T) {
 					var err error
 					switch i % 3 {
 					case 0:
-						err = db.Create(&retryAccount{Email: fmt.Sprintf("g%d-%d@x", g, i)}).Error
+						err = retried(db, func(tx *gorm.DB) error { return tx.Create(&retryAccount{Email: fmt.Sprintf("g%d-%d@x", g, i)}).Error })
 					case 1:
-						err = db.Create(&[]retryAccount{{Email: fmt.Sprintf("g%d-%da@x", g, i)}, {Email: fmt.Sprintf("g%d-%db@x", g, i)}}).Error
+						err = retried(db, func(tx *gorm.DB) error {
+							return tx.Create(&[]retryAccount{{Email: fmt.Sprintf("g%d-%da@x", g, i)}, {Email: fmt.Sprintf("g%d-%db@x", g, i)}}).Error
+						})
 					default:
 						err = db.Transaction(func(tx *gorm.DB) error {
-							return tx.Create(&retryAccount{Email: fmt.Sprintf("g%d-%d@x", g, i)}).Error
+							return retried(tx, func(tx *gorm.DB) error { return tx.Create(&retryAccount{Email: fmt.Sprintf("g%d-%d@x", g, i)}).Error })
 						})
 					}
 					if err != nil {
@@ -725,7 +736,7 @@ func TestGormRetryLibPQ(t *testing.T) {
 	rows := []retryAccount{{Email: "a@x"}, {Email: "b@x"}}
 	err := db.Transaction(func(tx *gorm.DB) error {
 		src.next(taken.ID)
-		return tx.Create(&rows).Error
+		return retried(tx, func(tx *gorm.DB) error { return tx.Create(&rows).Error })
 	})
 	if err != nil || src.drawn() != 4 {
 		t.Errorf("batch through lib/pq with a taken key: %v after %d draws; want a retry, 4 draws", err, src.drawn())
@@ -790,7 +801,7 @@ func TestGormRetryKeyKinds(t *testing.T) {
 				mustCreate(t, w, &other)
 				src.next(*other.ID)
 				mine := retryPtrKey{Name: "mine"}
-				if err := w.Create(&mine).Error; err != nil || mine.ID == nil || *mine.ID == *other.ID {
+				if err := retried(w, func(tx *gorm.DB) error { return tx.Create(&mine).Error }); err != nil || mine.ID == nil || *mine.ID == *other.ID {
 					t.Errorf("pointer key (tx %v): %v, key %v", inTx, err, mine.ID)
 				}
 			})
@@ -799,7 +810,7 @@ func TestGormRetryKeyKinds(t *testing.T) {
 				mustCreate(t, w, &other)
 				src.next(other.ID.V)
 				mine := retryNullKey{Name: "mine"}
-				if err := w.Create(&mine).Error; err != nil || !mine.ID.Valid || mine.ID == other.ID {
+				if err := retried(w, func(tx *gorm.DB) error { return tx.Create(&mine).Error }); err != nil || !mine.ID.Valid || mine.ID == other.ID {
 					t.Errorf("NullHUID key (tx %v): %v, key %v", inTx, err, mine.ID)
 				}
 			})
@@ -808,7 +819,7 @@ func TestGormRetryKeyKinds(t *testing.T) {
 				mustCreate(t, w, &other)
 				src.nextSCRU128(other.ID.ID())
 				mine := retryUUIDKey{Name: "mine"}
-				if err := w.Create(&mine).Error; err != nil || mine.ID == other.ID {
+				if err := retried(w, func(tx *gorm.DB) error { return tx.Create(&mine).Error }); err != nil || mine.ID == other.ID {
 					t.Errorf("SCRU128 key (tx %v): %v, key %v", inTx, err, mine.ID)
 				}
 			})
@@ -817,7 +828,7 @@ func TestGormRetryKeyKinds(t *testing.T) {
 				mustCreate(t, w, &other)
 				src.nextSCRU128(other.ID.ID())
 				mine := retryBytesKey{Name: "mine"}
-				if err := w.Create(&mine).Error; err != nil || mine.ID == other.ID {
+				if err := retried(w, func(tx *gorm.DB) error { return tx.Create(&mine).Error }); err != nil || mine.ID == other.ID {
 					t.Errorf("SCRU128Bytes key (tx %v): %v, key %v", inTx, err, mine.ID)
 				}
 			})
@@ -879,7 +890,7 @@ func TestGormRetryWithoutTransaction(t *testing.T) {
 			rows[i] = retryBuyer{Email: string(rune('a'+i)) + "@x"}
 		}
 		src.next(0, 0, taken.ID)
-		if err := db.CreateInBatches(&rows, 2).Error; err != nil {
+		if err := retried(db, func(tx *gorm.DB) error { return tx.CreateInBatches(&rows, 2).Error }); err != nil {
 			t.Fatalf("CreateInBatches: %v", err)
 		}
 		src.checkDrawn(t)
@@ -892,7 +903,7 @@ func TestGormRetryWithoutTransaction(t *testing.T) {
 		// by the statement before the purchase's INSERT, stays stored.
 		src.next(other.ID)
 		p := retryPurchase{Name: "mine", Buyer: &retryBuyer{Email: "buyer@x"}, Items: []retryItem{{Name: "p"}}}
-		if err := db.Create(&p).Error; err != nil {
+		if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&p).Error }); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 		src.checkDrawn(t)
@@ -928,7 +939,7 @@ func TestGormRetryAfterSnapshot(t *testing.T) {
 					taken = seedAccount(t, db, "taken@x") // another connection
 					src.next(taken.ID)
 					created = retryAccount{Email: "new@x"}
-					return tx.Create(&created).Error
+					return retried(tx, func(tx *gorm.DB) error { return tx.Create(&created).Error })
 				}, &sql.TxOptions{Isolation: iso})
 				if err != nil {
 					t.Fatalf("%s transaction: %v", iso, err)
@@ -989,7 +1000,7 @@ func TestGormRetryOwnTransactionSnapshot(t *testing.T) {
 						}
 					})
 				}}
-				if err := db.Create(&a).Error; err != nil || a.ID == taken {
+				if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&a).Error }); err != nil || a.ID == taken {
 					t.Fatalf("Create: %v, key %s (taken %s)", err, a.ID, taken)
 				}
 				src.checkDrawn(t)

@@ -45,48 +45,6 @@ func seedTxAccount(t *testing.T, db *gorm.DB, email string) txAccount {
 	return a
 }
 
-// TestGormTransactionSavepointsReleased: in a caller's transaction, after
-// a Create that succeeded, one retried after a collision and one that
-// failed, AutoID's savepoints are gone (ROLLBACK TO fails) and the
-// transaction goes on.
-func TestGormTransactionSavepointsReleased(t *testing.T) {
-	onEachDialect(t, func(t *testing.T, d gormDialect) {
-		src, db, taken := openTxAccounts(t, d)
-		err := db.Transaction(func(tx *gorm.DB) error {
-			if err := tx.Create(&txAccount{Email: "a@x"}).Error; err != nil { // sortid_1
-				return err
-			}
-			src.next(taken.ID)
-			if err := tx.Create(&txAccount{Email: "b@x"}).Error; err != nil { // sortid_2
-				return err
-			}
-			src.checkDrawn(t)
-			if err := tx.Create(&txAccount{Email: "taken@x"}).Error; !isUniqueViolation(err) { // sortid_3
-				t.Errorf("Create with a taken email: %v; want the unique violation", err)
-			}
-			for _, sp := range []string{"sortid_1", "sortid_2", "sortid_3"} {
-				if err := tx.Exec("SAVEPOINT tx_probe").Error; err != nil {
-					return err
-				}
-				left := tx.Exec("ROLLBACK TO SAVEPOINT " + sp).Error
-				if err := tx.Exec("ROLLBACK TO SAVEPOINT tx_probe").Error; err != nil {
-					return err
-				}
-				if left == nil || !strings.Contains(left.Error(), "does not exist") && !strings.Contains(left.Error(), "no such savepoint") {
-					t.Errorf("ROLLBACK TO SAVEPOINT %s: %v; want it gone", sp, left)
-				}
-			}
-			return tx.Create(&txAccount{Email: "c@x"}).Error
-		})
-		if err != nil {
-			t.Fatalf("transaction: %v", err)
-		}
-		checkCount(t, db, 4, "tx_accounts", "1 = 1")
-		checkCount(t, db, 3, "tx_accounts", "email IN ('a@x', 'b@x', 'c@x')")
-		checkStored(t, db, taken.ID, taken)
-	})
-}
-
 // TestGormTransactionNestedRollback: a Create retried after a collision in
 // a nested db.Transaction (GORM's savepoint) that then returns an error:
 // nothing of it remains, and the outer transaction goes on and commits.
@@ -94,20 +52,20 @@ func TestGormTransactionNestedRollback(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		src, db, taken := openTxAccounts(t, d)
 		err := db.Transaction(func(tx *gorm.DB) error {
-			if err := tx.Create(&txAccount{Email: "outer@x"}).Error; err != nil {
+			if err := retried(tx, func(tx *gorm.DB) error { return tx.Create(&txAccount{Email: "outer@x"}).Error }); err != nil {
 				return err
 			}
 			errInner := errors.New("inner fails")
 			if err := tx.Transaction(func(tx2 *gorm.DB) error {
 				src.next(taken.ID)
-				if err := tx2.Create(&txAccount{Email: "inner@x"}).Error; err != nil {
+				if err := retried(tx2, func(tx *gorm.DB) error { return tx.Create(&txAccount{Email: "inner@x"}).Error }); err != nil {
 					return err
 				}
 				return errInner
 			}); err != errInner {
 				t.Errorf("inner transaction: %v; want its own error", err)
 			}
-			return tx.Create(&txAccount{Email: "after@x"}).Error
+			return retried(tx, func(tx *gorm.DB) error { return tx.Create(&txAccount{Email: "after@x"}).Error })
 		})
 		if err != nil {
 			t.Fatalf("outer transaction: %v", err)
@@ -123,25 +81,30 @@ func TestGormTransactionNestedRollback(t *testing.T) {
 	})
 }
 
-// TestGormTransactionNoRetryNoSavepoint: with retries off AutoID sets no
-// savepoint in the caller's transaction, so on PostgreSQL a failed Create
-// leaves it aborted, as plain GORM does; with retries on, the Create is
-// rolled back to AutoID's savepoint and the transaction goes on.
-func TestGormTransactionNoRetryNoSavepoint(t *testing.T) {
+// TestGormTransactionPlainCreateAborts: on PostgreSQL a plain Create
+// that fails in the caller's transaction leaves it aborted, as plain GORM
+// does (AutoID sets no savepoint); in gormtype.Transaction, a savepoint of
+// the caller's transaction, it is rolled back and the transaction goes on.
+func TestGormTransactionPlainCreateAborts(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
-		for _, retries := range []int{-1, 0} {
-			t.Run(fmt.Sprintf("Retries=%d", retries), func(t *testing.T) {
-				db := d.open(t, &gorm.Config{}, gormtype.AutoID{Retries: retries})
+		for _, plain := range []bool{true, false} {
+			t.Run(fmt.Sprintf("plain=%v", plain), func(t *testing.T) {
+				db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
 				resetTables(t, db, &txAccount{})
 				seedTxAccount(t, db, "dup@x")
 				errRollBack := errors.New("roll back")
 				err := db.Transaction(func(tx *gorm.DB) error {
-					if err := tx.Create(&txAccount{Email: "dup@x"}).Error; !isUniqueViolation(err) {
+					dup := func(tx *gorm.DB) error { return tx.Create(&txAccount{Email: "dup@x"}).Error }
+					create := dup
+					if !plain {
+						create = func(tx *gorm.DB) error { return retried(tx, dup) }
+					}
+					if err := create(tx); !isUniqueViolation(err) {
 						t.Errorf("Create with a taken email: %v; want the unique violation", err)
 					}
 					err := tx.Create(&txAccount{Email: "next@x"}).Error
-					if aborted := err != nil && strings.Contains(err.Error(), "25P02"); aborted != (retries < 0) {
-						t.Errorf("the next Create: %v; want the transaction aborted only without retries", err)
+					if aborted := err != nil && strings.Contains(err.Error(), "25P02"); aborted != plain {
+						t.Errorf("the next Create: %v; want the transaction aborted only after a plain Create", err)
 					}
 					return errRollBack
 				})
@@ -164,11 +127,11 @@ func TestGormTransactionRetryKeepsEarlierRows(t *testing.T) {
 		before := txAccount{Email: "before@x"}
 		batch := []txAccount{{Email: "b1@x"}, {Email: "b2@x"}, {Email: "b3@x"}}
 		err := db.Transaction(func(tx *gorm.DB) error {
-			if err := tx.Create(&before).Error; err != nil {
+			if err := retried(tx, func(tx *gorm.DB) error { return tx.Create(&before).Error }); err != nil {
 				return err
 			}
 			src.next(0, 0, taken.ID) // the second batch collides
-			return tx.CreateInBatches(&batch, 2).Error
+			return retried(tx, func(tx *gorm.DB) error { return tx.CreateInBatches(&batch, 2).Error })
 		})
 		if err != nil {
 			t.Fatalf("transaction with a collision: %v", err)
@@ -194,7 +157,7 @@ type txHooked struct {
 func (txHooked) TableName() string { return "tx_hooked" }
 
 func (h *txHooked) BeforeCreate(tx *gorm.DB) error {
-	return tx.Create(&txAudit{Ref: h.ID}).Error
+	return retried(tx, func(tx *gorm.DB) error { return tx.Create(&txAudit{Ref: h.ID}).Error })
 }
 
 type txAudit struct {
@@ -204,10 +167,9 @@ type txAudit struct {
 
 func (txAudit) TableName() string { return "tx_audit" }
 
-// TestGormTransactionHookWritesUndone: a retried Create undoes what the
-// failed attempt's hooks wrote, in GORM's transaction and in a caller's;
-// without a transaction the failed attempt's audit row stays, as the doc
-// says.
+// TestGormTransactionHookWritesUndone: Transaction undoes what the failed
+// attempt's hooks wrote, alone, in a caller's transaction and with
+// SkipDefaultTransaction (it opens one itself).
 func TestGormTransactionHookWritesUndone(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		for _, mode := range []string{"gorm-tx", "caller-tx", "no-tx"} {
@@ -222,9 +184,9 @@ func TestGormTransactionHookWritesUndone(t *testing.T) {
 				h := txHooked{Name: "mine"}
 				var err error
 				if mode == "caller-tx" {
-					err = db.Transaction(func(tx *gorm.DB) error { return tx.Create(&h).Error })
+					err = db.Transaction(func(tx *gorm.DB) error { return retried(tx, func(tx *gorm.DB) error { return tx.Create(&h).Error }) })
 				} else {
-					err = db.Create(&h).Error
+					err = retried(db, func(tx *gorm.DB) error { return tx.Create(&h).Error })
 				}
 				if err != nil {
 					t.Fatalf("Create with a taken key: %v", err)
@@ -239,10 +201,7 @@ func TestGormTransactionHookWritesUndone(t *testing.T) {
 				if err := db.Model(&txAudit{}).Order("seq").Pluck("ref", &refs).Error; err != nil {
 					t.Fatal(err)
 				}
-				want := []gormtype.HUID{h.ID}
-				if mode == "no-tx" {
-					want = []gormtype.HUID{taken, h.ID} // the failed attempt's hook write stays
-				}
+				want := []gormtype.HUID{h.ID} // Transaction opens one even with SkipDefaultTransaction
 				if !reflect.DeepEqual(refs, want) {
 					t.Errorf("audit refs %v, want %v (taken %s, stored %s)", refs, want, taken, h.ID)
 				}
@@ -296,13 +255,13 @@ func TestGormTransactionFailedCreate(t *testing.T) {
 				mustCreate(t, db, &taken)
 
 				one := txInv{Email: "taken@x"}
-				if err := db.Create(&one).Error; !isUniqueViolation(err) {
+				if err := retried(db, func(tx *gorm.DB) error { return tx.Create(&one).Error }); !isUniqueViolation(err) {
 					t.Errorf("Create with a taken email: %v; want the unique violation", err)
 				}
 				checkZero(t, "failed Create", one)
 				inTx := txInv{Email: "taken@x"}
 				_ = db.Transaction(func(tx *gorm.DB) error {
-					if err := tx.Create(&inTx).Error; !isUniqueViolation(err) {
+					if err := retried(tx, func(tx *gorm.DB) error { return tx.Create(&inTx).Error }); !isUniqueViolation(err) {
 						t.Errorf("Create with a taken email in a caller's transaction: %v; want the unique violation", err)
 					}
 					return nil
@@ -326,7 +285,7 @@ func TestGormTransactionFailedCreate(t *testing.T) {
 				errRollBack := errors.New("roll back")
 				kept := txInv{Email: "kept@x"}
 				err := db.Transaction(func(tx *gorm.DB) error {
-					if err := tx.Create(&kept).Error; err != nil {
+					if err := retried(tx, func(tx *gorm.DB) error { return tx.Create(&kept).Error }); err != nil {
 						t.Errorf("Create in a caller's transaction: %v", err)
 					}
 					return errRollBack

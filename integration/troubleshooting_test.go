@@ -505,6 +505,13 @@ func TestTroubleshootingAutoMigrate(t *testing.T) {
 					t.Errorf("INSERT from SQL after AutoMigrate: trace %v, %v; want NULL", trace, err)
 				}
 				mustSay(t, where, entry, "stores NULL", "keeps its DEFAULT", "`bigint`")
+				// Through GORM with AutoID, a Create names what is missing.
+				cerr := db.Table("orders").Create(&Order{Total: 3}).Error
+				checkRefused(t, cerr, gormtype.ErrZeroID, "Order.Trace", `sortid:"auto"`, `gorm:"default:`)
+				if cerr != nil && strings.Contains(cerr.Error(), "db.Use") {
+					t.Errorf("Create with AutoID registered: %v; want no advice to register it", cerr)
+				}
+				mustSay(t, where, entry, "`gormtype.ErrZeroID`", "`Order.Trace`", "`sortid:\"auto\"`")
 			case "TaggedOrder":
 				if len(alters) != 0 {
 					t.Errorf("AutoMigrate ran %q; want no ALTER", alters)

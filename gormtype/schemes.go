@@ -1,0 +1,98 @@
+package gormtype
+
+import (
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/sortid/sortid/idtype"
+)
+
+// scheme is one ID form: everything the plugin and Between know of it. A
+// new form is a type (types.go), a member of [ID] (null.go) and a row here.
+type scheme struct {
+	name           string       // the gormtype type, for messages
+	typ, null      reflect.Type // the gormtype type and its Null form
+	core, coreNull reflect.Type // idtype's forms, which GORM cannot store as IDs
+	// fresh sets the ID values dst (of typ) to fresh IDs, ascending for HUIDs.
+	fresh func(g generators, dst []reflect.Value) error
+	// bounds are the values of the first and the last ID made in [from, to).
+	bounds func(from, to time.Time) (lo, hi any, err error)
+}
+
+var schemes = []scheme{
+	{"HUID", reflect.TypeFor[HUID](), reflect.TypeFor[NullHUID](),
+		reflect.TypeFor[idtype.HUID](), reflect.TypeFor[idtype.NullHUID](), freshHUIDs,
+		func(from, to time.Time) (any, any, error) {
+			lo, hi, err := idtype.HUIDRange(from, to)
+			return lo, hi, err // idtype.HUID binds 0 too: a window from the epoch
+		}},
+	{"SCRU128", reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128](),
+		reflect.TypeFor[idtype.SCRU128](), reflect.TypeFor[idtype.NullSCRU128](), freshSCRU128s[SCRU128], bounds128[SCRU128]},
+	{"SCRU128Bytes", reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes](),
+		reflect.TypeFor[idtype.SCRU128Bytes](), reflect.TypeFor[idtype.NullSCRU128Bytes](), freshSCRU128s[SCRU128Bytes], bounds128[SCRU128Bytes]},
+}
+
+// schemeOf returns the scheme of a field type (a gormtype ID type or its
+// Null form, also behind a pointer), or nil.
+func schemeOf(t reflect.Type) *scheme {
+	t = indirect(t)
+	i := slices.IndexFunc(schemes, func(s scheme) bool { return t == s.typ || t == s.null })
+	if i < 0 {
+		return nil
+	}
+	return &schemes[i]
+}
+
+func indirect(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		return t.Elem()
+	}
+	return t
+}
+
+// generators make fresh IDs; nil means idtype's default generators.
+type generators struct {
+	huid func() (idtype.HUID, error)
+	scru func() (idtype.SCRU128, error)
+}
+
+// freshHUIDs sorts the HUIDs it draws, so that a batch appends at the right
+// edge of the primary-key index in the order of the caller's slice.
+func freshHUIDs(g generators, dst []reflect.Value) (err error) {
+	ids := make([]idtype.HUID, len(dst))
+	if g.huid == nil {
+		err = idtype.FillHUIDs(ids)
+	}
+	for i := 0; g.huid != nil && i < len(ids) && err == nil; i++ {
+		ids[i], err = g.huid()
+	}
+	if err != nil {
+		return err
+	}
+	slices.Sort(ids)
+	for i, id := range ids {
+		dst[i].SetInt(int64(id))
+	}
+	return nil
+}
+
+func freshSCRU128s[T SCRU128 | SCRU128Bytes](g generators, dst []reflect.Value) error {
+	generate := g.scru
+	if generate == nil {
+		generate = idtype.GenerateSCRU128
+	}
+	for _, v := range dst {
+		id, err := generate()
+		if err != nil {
+			return err
+		}
+		v.Set(reflect.ValueOf(T(id)))
+	}
+	return nil
+}
+
+func bounds128[T SCRU128 | SCRU128Bytes](from, to time.Time) (any, any, error) {
+	lo, hi, err := idtype.SCRU128Range(from, to)
+	return T(lo), T(hi), err
+}

@@ -1,0 +1,325 @@
+package integration_test
+
+// The hostile suite: the quiet failures a hostile user found in the GORM
+// adapter, each right or refused by name on PostgreSQL, MariaDB (InnoDB,
+// and MyISAM where transactions matter) and SQLite.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/sortid/sortid/gormtype"
+)
+
+type hostileParent struct {
+	ID       gormtype.HUID  `gorm:"primaryKey"`
+	Name     string         `gorm:"size:50"`
+	Children []hostileChild `gorm:"foreignKey:ParentID"`
+}
+
+func (hostileParent) TableName() string { return "hostile_parents" }
+
+type hostileChild struct {
+	ID       gormtype.HUID `gorm:"primaryKey"`
+	ParentID gormtype.HUID `gorm:"index"`
+	Name     string        `gorm:"size:50"`
+}
+
+func (hostileChild) TableName() string { return "hostile_children" }
+
+// TestGormHostileChildCollision: a has-many child's fresh key is taken.
+// With MariaDB's MyISAM or Aria, which keep the parent's row on a
+// rollback, the Create and gormtype.Transaction are refused (ErrRefused
+// naming the table and InnoDB), not run again: the parent is stored once,
+// with the key its struct holds. With transactions (InnoDB, PostgreSQL,
+// SQLite) a plain Create is ErrKeyTaken and stores nothing, and
+// Transaction stores the parent and the child once each. OnCollision is
+// called once in every case, before the refusal too.
+func TestGormHostileChildCollision(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		engines := []string{""}
+		if d.name == "mysql" {
+			engines = []string{"MyISAM", "Aria", "InnoDB"}
+		}
+		for _, engine := range engines {
+			for _, retry := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/Transaction=%v", engine, retry), func(t *testing.T) {
+					src := &takenFirst{}
+					plugin, collisions := src.plugin(0), 0
+					plugin.OnCollision = func(context.Context, string, error) { collisions++ }
+					db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, plugin)
+					resetTables(t, db, &hostileParent{}, &hostileChild{})
+					if engine != "" {
+						mustExec(t, db, "ALTER TABLE hostile_parents ENGINE="+engine, "ALTER TABLE hostile_children ENGINE="+engine)
+					}
+					other := hostileChild{ID: gormtype.NewHUID(), ParentID: gormtype.NewHUID(), Name: "other"}
+					mustCreate(t, db, &other)
+					src.next(0, other.ID) // the parent's key, then the child's
+					p := hostileParent{Name: "p", Children: []hostileChild{{Name: "c"}}}
+					create := func(tx *gorm.DB) error { return tx.Create(&p).Error }
+					var err error
+					if retry {
+						err = retried(db, create)
+					} else {
+						err = create(db)
+					}
+					src.checkDrawn(t)
+					checkNamed(t, db, "hostile_children", other.ID, "other")
+					if collisions != 1 {
+						t.Errorf("OnCollision called %d times; want once, before ErrRefused too", collisions)
+					}
+					switch {
+					case engine == "MyISAM" || engine == "Aria":
+						checkRefused(t, err, gormtype.ErrRefused, "hostile_parents", "InnoDB")
+						if errors.Is(err, gormtype.ErrKeyTaken) {
+							t.Errorf("%v wraps ErrKeyTaken, which invites a rerun", err)
+						}
+						checkCount(t, db, 1, "hostile_parents", "1 = 1")
+						checkNamed(t, db, "hostile_parents", p.ID, "p")
+					case !retry:
+						checkRefused(t, err, gormtype.ErrKeyTaken, "hostile_children")
+						checkCount(t, db, 0, "hostile_parents", "1 = 1")
+						if !p.ID.IsZero() || !p.Children[0].ID.IsZero() {
+							t.Errorf("keys %s, %s after the failed Create; want zero", p.ID, p.Children[0].ID)
+						}
+					default:
+						if err != nil {
+							t.Fatalf("Transaction: %v", err)
+						}
+						checkCount(t, db, 1, "hostile_parents", "1 = 1")
+						checkNamed(t, db, "hostile_parents", p.ID, "p")
+						checkCount(t, db, 1, "hostile_children", "id = ? AND parent_id = ?", p.Children[0].ID, p.ID)
+					}
+				})
+			}
+		}
+	})
+}
+
+type hostileRow struct {
+	ID    gormtype.HUID     `gorm:"primaryKey"`
+	Trace gormtype.SCRU128  `sortid:"auto"`
+	Ref   *gormtype.HUID    `sortid:"auto"`
+	Opt   gormtype.NullHUID // may be NULL
+	Name  string            `gorm:"size:50"`
+}
+
+func (hostileRow) TableName() string { return "hostile_rows" }
+
+// TestGormHostileZeroUpdates: Updates and Update that would store 0, NULL
+// or "" in an ID column fail with ErrZeroID naming the field; the stored
+// row is unchanged. NULL in a Null column is stored.
+func TestGormHostileZeroUpdates(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &hostileRow{})
+		row := hostileRow{Opt: gormtype.NullHUID{V: gormtype.NewHUID(), Valid: true}, Name: "r"}
+		mustCreate(t, db, &row)
+		stored := row
+		for _, c := range []struct {
+			name  string
+			write func(tx *gorm.DB) error
+			field string
+		}{
+			{"Updates id 0", func(tx *gorm.DB) error { return tx.Updates(map[string]any{"id": 0}).Error }, "ID"},
+			{"Updates ID zero HUID", func(tx *gorm.DB) error { return tx.Updates(map[string]any{"ID": gormtype.HUID(0)}).Error }, "ID"},
+			{"Update trace nil", func(tx *gorm.DB) error { return tx.Update("trace", nil).Error }, "Trace"},
+			{"Update trace empty", func(tx *gorm.DB) error { return tx.Update("trace", "").Error }, "Trace"},
+			{"Update ref empty", func(tx *gorm.DB) error { return tx.Update("ref", "").Error }, "Ref"},
+			{"Update ref 0", func(tx *gorm.DB) error { return tx.Update("Ref", int64(0)).Error }, "Ref"},
+			{"UpdateColumn opt 0", func(tx *gorm.DB) error { return tx.UpdateColumn("opt", 0).Error }, "Opt"},
+		} {
+			err := c.write(db.Model(&hostileRow{ID: row.ID}))
+			checkRefused(t, err, gormtype.ErrZeroID, "hostileRow."+c.field)
+		}
+		var back hostileRow
+		if err := db.First(&back, "id = ?", row.ID).Error; err != nil || back.Trace != stored.Trace || *back.Ref != *stored.Ref || back.Opt != stored.Opt {
+			t.Errorf("stored %+v (%v); want it unchanged: %+v", back, err, stored)
+		}
+		if err := db.Model(&hostileRow{ID: row.ID}).Update("opt", nil).Error; err != nil {
+			t.Errorf("Update of a Null column to NULL: %v", err)
+		}
+		checkCount(t, db, 1, "hostile_rows", "id = ? AND opt IS NULL", row.ID)
+	})
+}
+
+type hostileBytesKey struct {
+	ID   gormtype.SCRU128Bytes `gorm:"primaryKey"`
+	Name string                `gorm:"size:50"`
+}
+
+func (hostileBytesKey) TableName() string { return "hostile_bytes_keys" }
+
+type hostileUUIDKey struct {
+	ID   gormtype.SCRU128 `gorm:"primaryKey"`
+	Name string           `gorm:"size:50"`
+}
+
+func (hostileUUIDKey) TableName() string { return "hostile_uuid_keys" }
+
+// TestGormHostileInlineKeys: a SCRU128Bytes or SCRU128 key given inline
+// (First(&r, id), Find(&rs, id), Delete(&T{}, id)) finds and deletes its
+// row; GORM alone expands the bytes into 16 numbers and binds the UUID
+// text, matching nothing on MariaDB and SQLite.
+func TestGormHostileInlineKeys(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &hostileBytesKey{}, &hostileUUIDKey{})
+		b := []hostileBytesKey{{Name: "a"}, {Name: "b"}}
+		u := []hostileUUIDKey{{Name: "a"}, {Name: "b"}}
+		mustCreate(t, db, &b)
+		mustCreate(t, db, &u)
+		var gotB hostileBytesKey
+		var gotU hostileUUIDKey
+		if err := db.First(&gotB, b[1].ID).Error; err != nil || gotB != b[1] {
+			t.Errorf("First(&r, SCRU128Bytes) = %+v, %v; want %+v", gotB, err, b[1])
+		}
+		if err := db.First(&gotU, u[1].ID).Error; err != nil || gotU != u[1] {
+			t.Errorf("First(&r, SCRU128) = %+v, %v; want %+v", gotU, err, u[1])
+		}
+		var rowsB []hostileBytesKey
+		if err := db.Find(&rowsB, b[0].ID).Error; err != nil || len(rowsB) != 1 || rowsB[0] != b[0] {
+			t.Errorf("Find(&rs, SCRU128Bytes) = %+v, %v; want [%+v]", rowsB, err, b[0])
+		}
+		if res := db.Delete(&hostileBytesKey{}, b[0].ID); res.Error != nil || res.RowsAffected != 1 {
+			t.Errorf("Delete(&T{}, SCRU128Bytes): %v, %d rows; want 1", res.Error, res.RowsAffected)
+		}
+		if res := db.Delete(&hostileUUIDKey{}, u[0].ID); res.Error != nil || res.RowsAffected != 1 {
+			t.Errorf("Delete(&T{}, SCRU128): %v, %d rows; want 1", res.Error, res.RowsAffected)
+		}
+		checkCount(t, db, 1, "hostile_bytes_keys", "1 = 1")
+		checkCount(t, db, 1, "hostile_uuid_keys", "1 = 1")
+	})
+}
+
+// TestGormHostileMapRoundTrip: a row scanned into map[string]any through
+// its model and created again from the map is stored as it was (SQLite
+// stored a SCRU128's 36-character UUID text in its blob column).
+func TestGormHostileMapRoundTrip(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &hostileRow{})
+		row := hostileRow{Opt: gormtype.NullHUID{V: gormtype.NewHUID(), Valid: true}, Name: "r"}
+		mustCreate(t, db, &row)
+		var m map[string]any
+		if err := db.Model(&hostileRow{}).Where("id = ?", row.ID).Take(&m).Error; err != nil {
+			t.Fatal(err)
+		}
+		mustExecArgs(t, db, "DELETE FROM hostile_rows WHERE id = ?", row.ID)
+		if err := db.Model(&hostileRow{}).Create(m).Error; err != nil {
+			t.Fatalf("Create from the map %v: %v", m, err)
+		}
+		var back hostileRow
+		if err := db.First(&back, "id = ?", row.ID).Error; err != nil || back.Trace != row.Trace || back.Ref == nil || *back.Ref != *row.Ref || back.Opt != row.Opt {
+			t.Errorf("stored %+v (%v); want %+v", back, err, row)
+		}
+		if d.name != "postgres" {
+			checkCount(t, db, 1, "hostile_rows", "length(trace) = 16")
+		}
+	})
+}
+
+type hostilePtrKey struct {
+	ID   *gormtype.HUID `gorm:"primaryKey"`
+	Name string         `gorm:"size:50"`
+}
+
+func (hostilePtrKey) TableName() string { return "hostile_ptr_keys" }
+
+// TestGormHostileNilPointerKey: a nil *HUID key stays nil after a failed
+// Create (a collision, or a refused statement), not a pointer to 0.
+func TestGormHostileNilPointerKey(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		src := &takenFirst{}
+		db := d.open(t, &gorm.Config{}, src.plugin(0))
+		resetTables(t, db, &hostilePtrKey{})
+		other := hostilePtrKey{Name: "other"}
+		mustCreate(t, db, &other)
+		src.next(*other.ID)
+		mine := hostilePtrKey{Name: "mine"}
+		checkRefused(t, db.Create(&mine).Error, gormtype.ErrKeyTaken, "hostile_ptr_keys")
+		if mine.ID != nil {
+			t.Errorf("key %v after ErrKeyTaken; want nil", *mine.ID)
+		}
+		checkRefused(t, db.Select("name").Create(&mine).Error, gormtype.ErrRefused, "hostile_ptr_keys")
+		if mine.ID != nil {
+			t.Errorf("key %v after ErrRefused; want nil", *mine.ID)
+		}
+		mustCreate(t, db, &mine)
+		checkNamed(t, db, "hostile_ptr_keys", *mine.ID, "mine")
+	})
+}
+
+type hostilePair struct {
+	Tenant int64         `gorm:"primaryKey;autoIncrement:false"`
+	ID     gormtype.HUID `gorm:"primaryKey"`
+	Name   string        `gorm:"size:50"`
+}
+
+func (hostilePair) TableName() string { return "hostile_pairs" }
+
+// TestGormHostileCompositeKey: a taken (tenant, id) is ErrKeyTaken naming
+// both columns (MariaDB's "Duplicate entry '1-…'" was read as a column
+// storing another number), and Transaction retries it.
+func TestGormHostileCompositeKey(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		src := &takenFirst{}
+		db := d.open(t, &gorm.Config{}, src.plugin(0))
+		resetTables(t, db, &hostilePair{})
+		other := hostilePair{Tenant: 1, Name: "other"}
+		mustCreate(t, db, &other)
+		src.next(other.ID)
+		mine := hostilePair{Tenant: 1, Name: "mine"}
+		err := db.Create(&mine).Error
+		checkRefused(t, err, gormtype.ErrKeyTaken, "hostile_pairs", "tenant", "id")
+		if errors.Is(err, gormtype.ErrRefused) || strings.Contains(err.Error(), "BIGINT") {
+			t.Errorf("composite key collision diagnosed as a column storing another number: %v", err)
+		}
+		src.next(other.ID)
+		mustCreate(t, db, &mine)
+		src.checkDrawn(t)
+		checkCount(t, db, 1, "hostile_pairs", "tenant = 1 AND id = ? AND name = 'mine'", mine.ID)
+	})
+}
+
+type hostileOwner struct {
+	ID    gormtype.HUID    `gorm:"primaryKey"`
+	Trace gormtype.SCRU128 `sortid:"auto"`
+	Boss  gormtype.HUID
+	Name  string `gorm:"size:50"`
+}
+
+func (hostileOwner) TableName() string { return "hostile_owners" }
+
+type hostilePet struct {
+	ID      gormtype.HUID `gorm:"primaryKey"`
+	OwnerID gormtype.HUID
+	Owner   *hostileOwner
+	Name    string `gorm:"size:50"`
+}
+
+func (hostilePet) TableName() string { return "hostile_pets" }
+
+// TestGormHostileAttachByKey: a pet created with its stored owner given by
+// key only (Owner: &hostileOwner{ID: id}) is stored as that owner's, and
+// the owner is left as it was; the owner's zero ID fields are not bound.
+func TestGormHostileAttachByKey(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &hostileOwner{}, &hostilePet{})
+		owner := hostileOwner{Boss: gormtype.NewHUID(), Name: "owner"}
+		mustCreate(t, db, &owner)
+		pet := hostilePet{Name: "rex", Owner: &hostileOwner{ID: owner.ID}}
+		if err := db.Create(&pet).Error; err != nil {
+			t.Fatalf("Create with the owner given by key: %v", err)
+		}
+		checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", pet.ID, owner.ID)
+		checkStored(t, db, owner.ID, owner)
+		checkCount(t, db, 1, "hostile_owners", "1 = 1")
+	})
+}
