@@ -1,7 +1,6 @@
 package gormtype
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,21 +12,17 @@ import (
 // Between returns a scope that keeps the rows whose ID in column was made in
 // [from, to): WHERE column BETWEEN lo AND hi, with the bounds of
 // [idtype.HUIDRange] or [idtype.SCRU128Range], an index range on the key.
-// It picks the bounds by the type of the model's field for column (its
-// database or Go name, optionally table-qualified), so the query needs a
-// model; for a column the model lacks, or a query without one, use
-// [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A bad window
-// or an unknown column becomes the query's error ([ErrUnknownColumn]).
-// The scope changes only the statement it is given: one scope may serve
-// queries on many goroutines.
+// It picks them by the model's field for column (its database or Go name,
+// optionally table-qualified); without a model, or for a column the model
+// lacks, use [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A
+// bad window, or an unknown column ([ErrUnknownColumn]), becomes the
+// query's error. One scope may serve queries on many goroutines.
 func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB {
-		stmt := db.Statement
-		model := stmt.Model
+		stmt, model, err := db.Statement, db.Statement.Model, fmt.Errorf("the query has no model")
 		if model == nil {
 			model = stmt.Dest
 		}
-		err := errors.New("the query has no model")
 		if model != nil {
 			err = stmt.Parse(model)
 		}

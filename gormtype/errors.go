@@ -21,14 +21,12 @@ var ErrUnknownColumn = errors.New("gormtype: no ID field for column")
 
 // ErrKeyTaken is returned (wrapped, with the table, the key's columns and
 // the driver's message) by a Create whose fresh value [AutoID] filled is
-// taken, and by [Transaction] when every attempt met one. It wraps
-// gorm.ErrDuplicatedKey.
+// taken, and by [Transaction] when every attempt met one.
 var ErrKeyTaken = fmt.Errorf("gormtype: a fresh key is taken: %w", gorm.ErrDuplicatedKey)
 
 // ErrRefused is returned (wrapped, naming the table, the reason and the way
-// out) by a Create that [AutoID] cannot keep from touching another row, from
-// leaving a key no row has in its struct, or from storing a row twice when
-// run again.
+// out) by a Create that [AutoID] cannot keep from touching another row,
+// from leaving a key no row has in its struct, or from storing a row twice.
 var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 
 // ErrSetup is returned (wrapped, naming the field and the fix) by a Create
@@ -37,8 +35,7 @@ var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 var ErrSetup = errors.New("gormtype: set-up error")
 
 // ErrZeroID is returned (wrapped, naming the type or the field and the way
-// out) by a statement that would store the zero value of a gormtype ID
-// type, which means "not set": a field AutoID does not fill, a Save
-// writing a zero field over a stored ID, or an Update or a map Create
-// giving an ID column 0, nil or "".
+// out) by a statement that would store a zero ID, which means "not set":
+// in a field AutoID does not fill, by a Save over a stored ID, or as an
+// Update's or a map's value 0, nil or "".
 var ErrZeroID = errors.New("gormtype: a zero ID is never stored")

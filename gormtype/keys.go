@@ -2,8 +2,6 @@ package gormtype
 
 import (
 	"errors"
-	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -13,36 +11,11 @@ import (
 	"github.com/sortid/sortid/pgretry"
 )
 
-// draw gives the collected fields fresh IDs, allocating nil pointers and
-// making Nulls Valid.
-func (f *filled) draw(g generators) error {
-	for i := range f.cols {
-		c := &f.cols[i]
-		c.ids = make([]reflect.Value, len(c.fields))
-		for j, fv := range c.fields {
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					fv.Set(reflect.New(fv.Type().Elem()))
-				}
-				fv = fv.Elem()
-			}
-			if fv.Type() != c.scheme.typ { // Null[T]{V, Valid}
-				fv.Field(1).SetBool(true)
-				fv = fv.Field(0)
-			}
-			c.ids[j] = fv
-		}
-		if err := c.scheme.fresh(g, c.ids); err != nil {
-			return fmt.Errorf("%w for %s.%s: %w", ErrGenerate, f.table, c.name, err)
-		}
-	}
-	return nil
-}
-
 // takenKey returns the columns of the unique key err says is taken, and
 // whether it includes a column filled in every row (in a statement mixing
 // set and fresh values the error cannot say whose value was taken).
-func takenKey(db *gorm.DB, f *filled, err error) ([]string, bool) {
+func takenKey(db *gorm.DB, f *filled) ([]string, bool) {
+	err := f.raw
 	t, _ := db.Dialector.(gorm.ErrorTranslator)
 	if err == nil || !errors.Is(err, gorm.ErrDuplicatedKey) && !(db.Dialector.Name() == "postgres" && pgretry.IsUniqueViolation(err)) &&
 		!(t != nil && errors.Is(t.Translate(err), gorm.ErrDuplicatedKey)) {
@@ -83,44 +56,6 @@ func violatedColumns(db *gorm.DB, err error) (cols []string) {
 			schemaName, table, index[strings.LastIndexByte(index, '.')+1:]).Scan(&cols) // MySQL 8 writes table.key
 	}
 	return cols
-}
-
-// aside is a session on the statement's connection for AutoID's own
-// statements, without the Create's error.
-func aside(db *gorm.DB) *gorm.DB {
-	tx := db.Session(&gorm.Session{NewDB: true})
-	tx.Error = nil
-	return tx
-}
-
-// checkStoredKey returns [ErrRefused] when MySQL reports a fresh one-column
-// HUID key taken as a number no row drew: the column stores another number
-// than it is given, so no draw can win.
-func checkStoredKey(db *gorm.DB, f *filled, cols []string) error {
-	i := slices.IndexFunc(f.cols, func(c filledColumn) bool {
-		return len(cols) == 1 && strings.EqualFold(c.name, cols[0]) && c.scheme == &schemes[0]
-	})
-	if db.Dialector.Name() != "mysql" || i < 0 || slices.ContainsFunc(f.cols[i].ids, func(id reflect.Value) bool {
-		return strings.Contains(f.raw.Error(), fmt.Sprintf("'%d'", id.Int()))
-	}) {
-		return nil
-	}
-	return fmt.Errorf("%w: a Create into %s drew %s %v, and the database reports another number taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %v",
-		ErrRefused, f.table, f.cols[i].name, f.cols[i].ids[0], f.raw)
-}
-
-// checkEngines returns [ErrRefused] when a MySQL table among tables keeps
-// rows on a rollback (MyISAM, Aria), or its engine cannot be read.
-func checkEngines(db *gorm.DB, f *filled, tables []string) error {
-	tables = slices.Compact(slices.Sorted(slices.Values(tables)))
-	var n int64
-	if db.Dialector.Name() != "mysql" || len(tables) == 0 || aside(db).Raw(`SELECT COUNT(*) FROM information_schema.tables t
-		JOIN information_schema.engines e ON e.engine = t.engine AND e.transactions = 'YES'
-		WHERE CONCAT(IF(t.table_schema = DATABASE(), '', CONCAT(t.table_schema, '.')), t.table_name) IN ?`, tables).Scan(&n).Error == nil && n == int64(len(tables)) {
-		return nil
-	}
-	return fmt.Errorf("%w: a fresh key of a Create into %s was taken after rows were written to %s, whose engine keeps them on a rollback (or cannot be read), so the Create cannot run again without storing them twice; they stay stored, with the keys AutoID drew; use InnoDB: %v",
-		ErrRefused, f.table, strings.Join(tables, ", "), f.raw)
 }
 
 // bindKeys binds a key given inline (First(&row, id), Find, Delete) as one

@@ -16,7 +16,6 @@ import (
 // ID is the constraint of [Null]: gormtype's ID types.
 type ID interface {
 	HUID | SCRU128 | SCRU128Bytes
-	IsZero() bool
 	json.Marshaler
 	driver.Valuer
 	GormDataType() string
@@ -24,9 +23,8 @@ type ID interface {
 }
 
 // Null is an ID that may be NULL (SQL) or null (JSON), for nullable
-// columns. It follows [idtype.Null]'s contract, whose Scan and
-// UnmarshalJSON it uses: it is NULL when not Valid, else its V. A Valid
-// Null is stored as its V, so a zero V is not ([ErrZeroID]).
+// columns, with [idtype.Null]'s contract: NULL when not Valid, else V. A
+// Valid Null is stored as its V, so a zero V is not ([ErrZeroID]).
 type Null[T ID] struct {
 	V     T
 	Valid bool // Valid is true if V is not NULL
@@ -40,32 +38,28 @@ type (
 	NullSCRU128Bytes = Null[SCRU128Bytes]
 )
 
-// decode runs f, Scan or UnmarshalJSON, on the idtype.Null of V's idtype
-// type and takes the result: the two types share one contract.
-func (n *Null[T]) decode(f func(idNull) error) error {
-	switch v := any(&n.V).(type) {
-	case *HUID:
-		var m idtype.NullHUID
-		err := f(&m)
-		*v, n.Valid = HUID(m.V), m.Valid
-		return err
-	case *SCRU128:
-		var m idtype.NullSCRU128
-		err := f(&m)
-		*v, n.Valid = SCRU128(m.V), m.Valid
-		return err
-	case *SCRU128Bytes:
-		var m idtype.NullSCRU128Bytes
-		err := f(&m)
-		*v, n.Valid = SCRU128Bytes(m.V), m.Valid
-		return err
-	}
-	panic("gormtype: Null of an unknown ID type")
-}
-
 type idNull interface {
 	sql.Scanner
 	json.Unmarshaler
+}
+
+// decode runs f, Scan or UnmarshalJSON, on the idtype.Null of V's type.
+func (n *Null[T]) decode(f func(idNull) error) (err error) {
+	switch v := any(&n.V).(type) {
+	case *HUID:
+		var m idtype.NullHUID
+		err = f(&m)
+		*v, n.Valid = HUID(m.V), m.Valid
+	case *SCRU128:
+		var m idtype.NullSCRU128
+		err = f(&m)
+		*v, n.Valid = SCRU128(m.V), m.Valid
+	case *SCRU128Bytes:
+		var m idtype.NullSCRU128Bytes
+		err = f(&m)
+		*v, n.Valid = SCRU128Bytes(m.V), m.Valid
+	}
+	return err
 }
 
 // Scan implements [sql.Scanner] as [idtype.Null.Scan].

@@ -1,13 +1,17 @@
 package gormtype
 
 import (
+	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+	"gorm.io/gorm/schema"
 )
 
 const setKeys = "set the keys yourself (gormtype.NewHUID(), NewSCRU128()) or give them a database default (gorm:\"default:huid_generate()\"), and AutoID leaves the statement alone"
@@ -23,8 +27,8 @@ func leftOut(stmt *gorm.Statement, col string) bool {
 }
 
 // checkStatement returns [ErrRefused] for a Create whose fresh values could
-// make it update or skip another row, or leave a filled field out. An
-// allowed upsert returns the stored row's key and filled columns.
+// make it update or skip another row, or leave a filled field out. To an
+// allowed upsert it adds RETURNING, so that the struct gets the stored row.
 func checkStatement(db *gorm.DB, f *filled) error {
 	stmt, cols := db.Statement, make([]string, len(f.cols))
 	for i, c := range f.cols {
@@ -66,10 +70,8 @@ func checkStatement(db *gorm.DB, f *filled) error {
 		return refuse("its ON CONFLICT may fire on a fresh value (on a filled column, on no column, or ON CONSTRAINT)",
 			"aim it at another unique column, or "+setKeys)
 	}
-	// GORM writes the returned columns into the row: after an update, the
-	// stored row's; with them the ones GORM returns itself.
 	names := append(slices.Clone(stmt.Schema.PrimaryFieldDBNames), cols...)
-	if _, ok := stmt.Clauses["RETURNING"]; !ok {
+	if _, ok := stmt.Clauses["RETURNING"]; !ok { // GORM's own, which ours replaces
 		for _, fd := range stmt.Schema.FieldsWithDefaultDBValue {
 			names = append(names, fd.DBName)
 		}
@@ -82,39 +84,205 @@ func checkStatement(db *gorm.DB, f *filled) error {
 	return nil
 }
 
-// checkUnset returns [ErrZeroID] naming a field of a gormtype ID type that
-// a Create under AutoID would write zero: AutoID fills keys and sortid:"auto"
-// fields only, and a column DEFAULT only counts when the model declares it.
-func checkUnset(stmt *gorm.Statement) (err error) {
-	for _, f := range stmt.Schema.Fields {
-		s := schemeOf(f.FieldType)
-		if s == nil || f.FieldType != s.typ || !f.Creatable || f.DBName == "" || f.HasDefaultValue || leftOut(stmt, f.DBName) {
-			continue
-		}
-		eachRow(stmt.ReflectValue, func(row reflect.Value) {
-			if err == nil && isZeroID(f.ReflectValueOf(stmt.Context, row)) {
-				err = fmt.Errorf("%w: a Create into %s leaves %s.%s (a gormtype.%s) zero, and AutoID fills only keys and fields tagged sortid:\"auto\"; set it, tag it sortid:\"auto\", or declare its column's DEFAULT in the model (gorm:\"default:…\"), which AutoMigrate drops when the model lacks it",
-					ErrZeroID, tableName(stmt), stmt.Schema.Name, f.Name, s.name)
-			}
-		})
-	}
-	return err
+// zeroField is a field of a gormtype ID type that is zero in some rows.
+type zeroField struct {
+	*schema.Field
+	set int // the rows in which it is set
 }
 
-// checkSave returns [ErrZeroID] for a Save (or Select("*")) that would
-// write a zero ID field over the stored one.
-func checkSave(stmt *gorm.Statement) (err error) {
+// zeroFields returns the ID fields (not Null) that keep admits and that
+// are zero in some of the statement's rows.
+func zeroFields(stmt *gorm.Statement, keep func(*schema.Field) bool) (zero []zeroField) {
+	for _, f := range stmt.Schema.Fields {
+		if s := schemeOf(f.FieldType); s == nil || f.FieldType != s.typ || f.DBName == "" || !keep(f) {
+			continue
+		}
+		z := zeroField{Field: f}
+		unset := 0
+		eachRow(stmt.ReflectValue, func(row reflect.Value) {
+			if isZeroID(f.ReflectValueOf(stmt.Context, row)) {
+				unset++
+			} else {
+				z.set++
+			}
+		})
+		if unset > 0 {
+			zero = append(zero, z)
+		}
+	}
+	return zero
+}
+
+// checkZero returns [ErrZeroID] naming a field that a Create would write
+// zero (AutoID fills keys and sortid:"auto" fields only, and counts a
+// column DEFAULT only when the model declares it), or that a Save or
+// Select("*") would write zero over the stored ID.
+func checkZero(stmt *gorm.Statement, create bool) error {
+	if create {
+		zero := zeroFields(stmt, func(f *schema.Field) bool { return f.Creatable && !f.HasDefaultValue && !leftOut(stmt, f.DBName) })
+		if len(zero) > 0 {
+			return fmt.Errorf("%w: a Create into %s leaves %s.%s (a %s) zero, and AutoID fills only keys and fields tagged sortid:\"auto\"; set it, tag it sortid:\"auto\", or declare its column's DEFAULT in the model (gorm:\"default:…\"), which AutoMigrate drops when the model lacks it",
+				ErrZeroID, tableName(stmt), stmt.Schema.Name, zero[0].Name, zero[0].FieldType)
+		}
+		return nil
+	}
 	if len(stmt.Selects) == 0 {
 		return nil // Updates skips zero fields
 	}
 	selected, _ := stmt.SelectAndOmitColumns(false, true)
-	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+	if zero := zeroFields(stmt, func(f *schema.Field) bool { return selected[f.DBName] && !f.PrimaryKey }); len(zero) > 0 {
+		return fmt.Errorf("%w: db.Save of %s would write its zero %s over the stored one (Save and Select(\"*\") write every field); load the row first (db.First), or update the changed columns only (db.Model(&row).Updates); for a new row use db.Create, which fills it",
+			ErrZeroID, stmt.Schema.Name, zero[0].Name)
+	}
+	return nil
+}
+
+// checkMaps binds the ID values of the statement's maps as their fields'
+// types ([asID]). For a map Create it returns [ErrRefused] when an auto
+// field is unset: AutoID fills structs only.
+func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
+	var maps []map[string]any
+	switch d := stmt.Dest.(type) {
+	case map[string]any:
+		maps = append(maps, d)
+	case *map[string]any:
+		maps = append(maps, *d)
+	case []map[string]any:
+		maps = d
+	case *[]map[string]any:
+		maps = *d
+	}
+	for _, m := range maps {
 		for _, f := range stmt.Schema.Fields {
-			if s := schemeOf(f.FieldType); s != nil && f.FieldType == s.typ && selected[f.DBName] && !f.PrimaryKey && err == nil && isZeroID(f.ReflectValueOf(stmt.Context, row)) {
-				err = fmt.Errorf("%w: db.Save of %s would write its zero %s over the stored one (Save and Select(\"*\") write every field); load the row first (db.First), or update the changed columns only (db.Model(&row).Updates); for a new row use db.Create, which fills it",
-					ErrZeroID, stmt.Schema.Name, f.Name)
+			key := f.DBName
+			if _, ok := m[key]; !ok {
+				key = f.Name
 			}
+			v, ok := m[key]
+			if create && slices.Contains(auto, f) && (v == nil || reflect.ValueOf(v).IsZero()) {
+				return fmt.Errorf("%w: a Create into %s from a map leaves %q unset, and AutoID fills structs only; set it in the map, or create from a struct", ErrRefused, tableName(stmt), f.DBName)
+			}
+			if _, expr := v.(clause.Expression); !ok || expr || schemeOf(f.FieldType) == nil {
+				continue
+			}
+			id, err := asID(f, v)
+			if err != nil {
+				return err
+			}
+			m[key] = id
 		}
+	}
+	return nil
+}
+
+// asID returns v, given for the ID field f in a map or inline, as f's type
+// (GORM binds such values as they are: a SCRU128's UUID text as text). It
+// returns [ErrZeroID] for 0, "" and, unless f is a Null type, nil.
+func asID(f *schema.Field, v any) (any, error) {
+	s, id := schemeOf(f.FieldType), reflect.New(indirect(f.FieldType))
+	dv, err := driver.DefaultParameterConverter.ConvertValue(v) // a zero ID's Value is ErrZeroID
+	if err == nil && (dv == "" || dv == nil && id.Elem().Type() != s.null || dv != nil && reflect.ValueOf(dv).IsZero()) {
+		err = fmt.Errorf("%w; set a gormtype.%s, or for a new row leave it to AutoID", ErrZeroID, s.name)
+	}
+	if err == nil {
+		err = id.Interface().(sql.Scanner).Scan(dv)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gormtype: the value %#v for %s.%s: %w", v, f.Schema.Name, f.Name, err)
+	}
+	return id.Elem().Interface(), nil
+}
+
+// splitStored readies a statement saving associations, which GORM sends as
+// an upsert on the primary key that a fresh key would turn into an update
+// of another row: the new rows (a key is unset) stay as a plain INSERT,
+// the stored ones go apart through GORM's upsert (see [attachStored]). It
+// reports whether a row is new.
+func splitStored(db *gorm.DB) (bool, error) {
+	stmt := db.Statement
+	var news, stored []reflect.Value
+	byValue := false
+	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		if slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool { return isZeroID(f.ReflectValueOf(stmt.Context, row)) }) {
+			news = append(news, row)
+		} else {
+			stored = append(stored, row)
+		}
+		byValue = byValue || !row.CanAddr()
 	})
-	return err
+	if len(news) == 0 {
+		return false, attachStored(stmt)
+	}
+	upsert := stmt.Clauses["ON CONFLICT"].Expression
+	delete(stmt.Clauses, "ON CONFLICT")
+	if len(stored) == 0 || byValue { // collect refuses rows by value
+		return true, nil
+	}
+	stmt.ReflectValue = pointers(news)
+	return true, db.Session(&gorm.Session{NewDB: true, SkipHooks: stmt.SkipHooks}).Set(linkKey, linkOf(db)).
+		Clauses(upsert).Create(pointers(stored).Interface()).Error
+}
+
+func pointers(rows []reflect.Value) reflect.Value {
+	s := reflect.MakeSlice(reflect.SliceOf(rows[0].Addr().Type()), 0, len(rows))
+	for _, r := range rows {
+		s = reflect.Append(s, r.Addr())
+	}
+	return s
+}
+
+// attachStored leaves the ID columns zero in every row out of GORM's DO
+// NOTHING upsert of rows given by key; else zero ones are [ErrZeroID].
+func attachStored(stmt *gorm.Statement) error {
+	oc, _ := stmt.Clauses["ON CONFLICT"].Expression.(clause.OnConflict)
+	for _, z := range zeroFields(stmt, func(f *schema.Field) bool { return !f.PrimaryKey }) {
+		if !oc.DoNothing || z.set > 0 {
+			return fmt.Errorf("%w: GORM saves %s rows given by their keys, and would write their zero %s over the stored one (or store it in a row); load the rows (db.First), or set %s",
+				ErrZeroID, stmt.Schema.Name, z.Name, z.Name)
+		}
+		stmt.Omits = append(stmt.Omits, z.DBName)
+	}
+	return nil
+}
+
+// aside is a session on the statement's connection for AutoID's own
+// statements, without the Create's error.
+func aside(db *gorm.DB) *gorm.DB {
+	tx := db.Session(&gorm.Session{NewDB: true})
+	tx.Error = nil
+	return tx
+}
+
+// checkedTables holds the MySQL tables checkTable found fit, by dialector.
+var checkedTables sync.Map
+
+// checkTable returns [ErrRefused] for a MySQL table that keeps rows on a
+// rollback (MyISAM, Aria), so a rerun would store them twice, or whose
+// filled HUID column is not a BIGINT, which stores another number.
+func checkTable(db *gorm.DB, f *filled) error {
+	key := [2]any{db.Dialector, f.table}
+	if _, ok := checkedTables.Load(key); ok || db.Dialector.Name() != "mysql" {
+		return nil
+	}
+	var cols []struct{ Transactions, Name, Type string }
+	schemaName, table := tableOf(db.Statement)
+	err := aside(db).Raw(`SELECT e.transactions, c.column_name AS name, c.column_type AS type FROM information_schema.tables t
+		JOIN information_schema.engines e ON e.engine = t.engine JOIN information_schema.columns c USING (table_schema, table_name)
+		WHERE t.table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND t.table_name = ?`, schemaName, table).Scan(&cols).Error
+	if err == nil && len(cols) == 0 {
+		return nil // the INSERT says what is missing
+	} else if err == nil && cols[0].Transactions != "YES" {
+		err = fmt.Errorf("its engine keeps rows on a rollback, so a rerun would store them twice; use InnoDB")
+	}
+	for _, c := range cols {
+		if i := slices.IndexFunc(f.cols, func(fc filledColumn) bool { return strings.EqualFold(fc.name, c.Name) }); err == nil && i >= 0 &&
+			f.cols[i].scheme == &schemes[0] && !strings.HasPrefix(c.Type, "bigint") {
+			err = fmt.Errorf("its column %s is %s, which stores another number than the HUID it is given (an INT or DECIMAL clamps it, a DOUBLE rounds it); make it BIGINT", c.Name, c.Type)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: AutoID cannot fill keys in %s: %w", ErrRefused, f.table, err)
+	}
+	checkedTables.Store(key, true)
+	return nil
 }

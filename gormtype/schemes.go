@@ -8,15 +8,15 @@ import (
 	"github.com/sortid/sortid/idtype"
 )
 
-// scheme is one ID form: everything the plugin and Between know of it. A
-// new form is a type (types.go), a member of [ID] (null.go) and a row here.
+// scheme is one ID type: all that AutoID and Between know of it. A new
+// type is a type (types.go), a member of [ID] (null.go) and a row here.
 type scheme struct {
 	name           string       // the gormtype type, for messages
 	typ, null      reflect.Type // the gormtype type and its Null form
 	core, coreNull reflect.Type // idtype's forms, which GORM cannot store as IDs
-	// fresh sets the ID values dst (of typ) to fresh IDs, ascending for HUIDs.
+	// fresh sets dst (values of typ) to fresh IDs, ascending for HUIDs.
 	fresh func(g generators, dst []reflect.Value) error
-	// bounds are the values of the first and the last ID made in [from, to).
+	// bounds are the first and the last ID made in [from, to).
 	bounds func(from, to time.Time) (lo, hi any, err error)
 }
 
@@ -51,7 +51,7 @@ func indirect(t reflect.Type) reflect.Type {
 	return t
 }
 
-// generators make fresh IDs; nil means idtype's default generators.
+// generators make fresh IDs; nil means idtype's defaults.
 type generators struct {
 	huid func() (idtype.HUID, error)
 	scru func() (idtype.SCRU128, error)
@@ -67,14 +67,11 @@ func freshHUIDs(g generators, dst []reflect.Value) (err error) {
 	for i := 0; g.huid != nil && i < len(ids) && err == nil; i++ {
 		ids[i], err = g.huid()
 	}
-	if err != nil {
-		return err
-	}
 	slices.Sort(ids)
-	for i, id := range ids {
-		dst[i].SetInt(int64(id))
+	for i := 0; err == nil && i < len(ids); i++ {
+		dst[i].SetInt(int64(ids[i]))
 	}
-	return nil
+	return err
 }
 
 func freshSCRU128s[T SCRU128 | SCRU128Bytes](g generators, dst []reflect.Value) error {
