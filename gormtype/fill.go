@@ -99,6 +99,9 @@ type filledColumn struct {
 // [ErrRefused] for a row passed by value, whose fields it cannot fill.
 func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 	f := &filled{table: tableName(stmt), cols: make([]filledColumn, len(fields))}
+	for i, field := range fields {
+		f.cols[i] = filledColumn{name: field.DBName, scheme: schemeOf(field.FieldType)}
+	}
 	var err error
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
 		f.rows++
@@ -108,7 +111,7 @@ func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 			} else if !row.CanAddr() {
 				err = fmt.Errorf("%w: a Create into %s passes a row by value, so AutoID cannot fill its %s.%s; pass a pointer (Create(&row))", ErrRefused, f.table, stmt.Schema.Name, field.Name)
 			} else {
-				f.cols[i].name, f.cols[i].scheme, f.cols[i].fields = field.DBName, schemeOf(field.FieldType), append(f.cols[i].fields, fv)
+				f.cols[i].fields = append(f.cols[i].fields, fv)
 			}
 		}
 	})
@@ -116,32 +119,42 @@ func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 	return f, err
 }
 
-// draw gives the collected fields fresh IDs, allocating nil pointers and
-// making Nulls Valid; a pointer found nil is unset by making it nil again.
+// draw gives the collected fields fresh IDs.
 func (f *filled) draw(g generators) error {
 	for i := range f.cols {
 		c := &f.cols[i]
-		c.undo, c.ids = slices.Clone(c.fields), make([]reflect.Value, len(c.fields))
-		for j, fv := range c.fields {
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					fv.Set(reflect.New(fv.Type().Elem()))
-				} else {
-					c.undo[j] = fv.Elem()
-				}
-				fv = fv.Elem()
+		c.undo, c.ids = c.fields, c.fields
+		if c.fields[0].Type() != c.scheme.typ { // pointers or Nulls
+			c.undo, c.ids = make([]reflect.Value, len(c.fields)), make([]reflect.Value, len(c.fields))
+			for j, fv := range c.fields {
+				c.undo[j], c.ids[j] = slot(fv)
 			}
-			if fv.Type() != c.scheme.typ { // Null[T]{V, Valid}
-				fv.Field(1).SetBool(true)
-				fv = fv.Field(0)
-			}
-			c.ids[j] = fv
 		}
 		if err := c.scheme.fresh(g, c.ids); err != nil {
 			return fmt.Errorf("%w for %s.%s: %w", ErrGenerate, f.table, c.name, err)
 		}
 	}
 	return nil
+}
+
+// slot readies an unset pointer or Null field for an ID, allocating a nil
+// pointer and making a Null Valid. It returns the ID in it and what to
+// zero to unset it again: a pointer found nil, else what it points to.
+func slot(fv reflect.Value) (undo, id reflect.Value) {
+	undo = fv
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			fv.Set(reflect.New(fv.Type().Elem()))
+		} else {
+			undo = fv.Elem()
+		}
+		fv = fv.Elem()
+	}
+	if fv.Kind() == reflect.Struct { // Null[T]{V, Valid}
+		fv.Field(1).SetBool(true)
+		fv = fv.Field(0)
+	}
+	return undo, fv
 }
 
 // reset unsets the fields f filled.

@@ -260,8 +260,11 @@ var checkedTables sync.Map
 // rollback (MyISAM, Aria), so a rerun would store them twice, or whose
 // filled HUID column is not a BIGINT, which stores another number.
 func checkTable(db *gorm.DB, f *filled) error {
+	if db.Dialector.Name() != "mysql" {
+		return nil
+	}
 	key := [2]any{db.Dialector, f.table}
-	if _, ok := checkedTables.Load(key); ok || db.Dialector.Name() != "mysql" {
+	if _, ok := checkedTables.Load(key); ok {
 		return nil
 	}
 	var cols []struct{ Transactions, Name, Type string }
