@@ -54,12 +54,12 @@ func (AutoID) Name() string { return pluginName }
 // Initialize implements gorm.Plugin: it fills IDs first in every Create,
 // wraps gorm:create to read the driver's error, and reports a collision
 // last; it checks every Update, and binds inline keys of queries. It
-// returns [ErrNoCreateCallback] (wrapped) when db has no gorm:create.
+// returns [ErrSetup] (wrapped) when db has no gorm:create.
 func (a AutoID) Initialize(db *gorm.DB) error {
 	create := db.Callback().Create()
 	insert := create.Get("gorm:create")
 	if insert == nil {
-		return fmt.Errorf("%w: AutoID wraps it to read the driver's error", ErrNoCreateCallback)
+		return fmt.Errorf("%w: no gorm:create callback, which AutoID wraps to read the driver's error", ErrSetup)
 	}
 	for _, err := range []error{
 		create.Before("*").Register("sortid:fill", a.fill),

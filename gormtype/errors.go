@@ -7,14 +7,6 @@ import (
 	"gorm.io/gorm"
 )
 
-// ErrNoCreateCallback is returned (wrapped) by [AutoID.Initialize] when the
-// gorm.DB has no gorm:create callback to wrap.
-var ErrNoCreateCallback = errors.New("gormtype: no gorm:create callback")
-
-// ErrGenerate is returned (wrapped, with the generator's error) when
-// [AutoID] cannot make an ID for a field.
-var ErrGenerate = errors.New("gormtype: cannot generate an ID")
-
 // ErrUnknownColumn is returned (wrapped, naming the column and the model)
 // by [Between] for a query without a model, or a column without an ID field.
 var ErrUnknownColumn = errors.New("gormtype: no ID field for column")
@@ -33,7 +25,8 @@ var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 
 // ErrSetup is returned (wrapped, naming the field and the fix) by a Create
 // of a model with an idtype field, or sortid:"auto" on a field of another
-// type than gormtype's, and by [Transaction] on a gorm.DB without [AutoID].
+// type than gormtype's, by [Transaction] on a gorm.DB without [AutoID], and
+// by [AutoID.Initialize] on one without the gorm:create callback.
 var ErrSetup = errors.New("gormtype: set-up error")
 
 // ErrZeroID is returned (wrapped, naming the type or the field and the way

@@ -119,44 +119,6 @@ func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 	return f, err
 }
 
-// draw gives the collected fields fresh IDs.
-func (f *filled) draw(g generators) error {
-	for i := range f.cols {
-		c := &f.cols[i]
-		c.undo, c.ids = c.fields, c.fields
-		if c.fields[0].Type() != c.scheme.typ { // pointers or Nulls
-			c.undo, c.ids = make([]reflect.Value, len(c.fields)), make([]reflect.Value, len(c.fields))
-			for j, fv := range c.fields {
-				c.undo[j], c.ids[j] = slot(fv)
-			}
-		}
-		if err := c.scheme.fresh(g, c.ids); err != nil {
-			return fmt.Errorf("%w for %s.%s: %w", ErrGenerate, f.table, c.name, err)
-		}
-	}
-	return nil
-}
-
-// slot readies an unset pointer or Null field for an ID, allocating a nil
-// pointer and making a Null Valid. It returns the ID in it and what to
-// zero to unset it again: a pointer found nil, else what it points to.
-func slot(fv reflect.Value) (undo, id reflect.Value) {
-	undo = fv
-	if fv.Kind() == reflect.Pointer {
-		if fv.IsNil() {
-			fv.Set(reflect.New(fv.Type().Elem()))
-		} else {
-			undo = fv.Elem()
-		}
-		fv = fv.Elem()
-	}
-	if fv.Kind() == reflect.Struct { // Null[T]{V, Valid}
-		fv.Field(1).SetBool(true)
-		fv = fv.Field(0)
-	}
-	return undo, fv
-}
-
 // reset unsets the fields f filled.
 func (f *filled) reset() {
 	for _, c := range f.cols {

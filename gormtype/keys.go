@@ -2,6 +2,8 @@ package gormtype
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -10,6 +12,44 @@ import (
 
 	"github.com/sortid/sortid/pgretry"
 )
+
+// draw gives the collected fields fresh IDs.
+func (f *filled) draw(g generators) error {
+	for i := range f.cols {
+		c := &f.cols[i]
+		c.undo, c.ids = c.fields, c.fields
+		if c.fields[0].Type() != c.scheme.typ { // pointers or Nulls
+			c.undo, c.ids = make([]reflect.Value, len(c.fields)), make([]reflect.Value, len(c.fields))
+			for j, fv := range c.fields {
+				c.undo[j], c.ids[j] = slot(fv)
+			}
+		}
+		if err := c.scheme.fresh(g, c.ids); err != nil {
+			return fmt.Errorf("gormtype: generate an ID for %s.%s: %w", f.table, c.name, err)
+		}
+	}
+	return nil
+}
+
+// slot readies an unset pointer or Null field for an ID, allocating a nil
+// pointer and making a Null Valid. It returns the ID in it and what to
+// zero to unset it again: a pointer found nil, else what it points to.
+func slot(fv reflect.Value) (undo, id reflect.Value) {
+	undo = fv
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			fv.Set(reflect.New(fv.Type().Elem()))
+		} else {
+			undo = fv.Elem()
+		}
+		fv = fv.Elem()
+	}
+	if fv.Kind() == reflect.Struct { // Null[T]{V, Valid}
+		fv.Field(1).SetBool(true)
+		fv = fv.Field(0)
+	}
+	return undo, fv
+}
 
 // takenKey returns the columns of the unique key err says is taken, and
 // whether it includes a column filled in every row (in a statement mixing

@@ -94,14 +94,14 @@ func TestSetupIdtypeFields(t *testing.T) {
 }
 
 // TestSetupNeedsTheCreateCallback: AutoID wraps gorm:create; without it,
-// registering the plugin fails with ErrNoCreateCallback.
+// registering the plugin fails with ErrSetup.
 func TestSetupNeedsTheCreateCallback(t *testing.T) {
 	t.Parallel()
 	db := openDB(t, nil, nil)
 	if err := db.Callback().Create().Remove("gorm:create"); err != nil {
 		t.Fatal(err)
 	}
-	checkRefused(t, db.Use(gormtype.AutoID{}), gormtype.ErrNoCreateCallback, "gorm:create")
+	checkRefused(t, db.Use(gormtype.AutoID{}), gormtype.ErrSetup, "gorm:create")
 	if _, ok := db.Config.Plugins[autoIDName]; ok {
 		t.Errorf("AutoID registered without gorm:create")
 	}
@@ -120,4 +120,36 @@ func TestSetupPluginName(t *testing.T) {
 		t.Errorf("second Use(AutoID): %v; want GORM's error that it is registered", err)
 	}
 	var _ gorm.Plugin = gormtype.AutoID{}
+}
+
+// TestGeneratorErrorFailsTheCreate: a generator's error ends the Create
+// with it, naming the table and column; nothing is stored and the fields
+// AutoID filled are unset again.
+func TestGeneratorErrorFailsTheCreate(t *testing.T) {
+	t.Parallel()
+	errBroken := errors.New("generator broken")
+	for _, c := range []struct {
+		name   string
+		plugin gormtype.AutoID
+		column string
+	}{
+		{"HUID", gormtype.AutoID{GenerateHUID: func() (idtype.HUID, error) { return 0, errBroken }}, "items.id"},
+		{"SCRU128", gormtype.AutoID{GenerateSCRU128: func() (idtype.SCRU128, error) { return idtype.SCRU128{}, errBroken }}, "items.ref"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			db := openDB(t, nil, c.plugin, &Item{})
+			rows := []Item{{Code: "a"}, {Code: "b"}}
+			err := db.Create(&rows).Error
+			checkRefused(t, err, errBroken, c.column)
+			for _, r := range rows {
+				if !r.ID.IsZero() || !r.Ref.IsZero() {
+					t.Errorf("row %s holds %s, %s after the failed Create; want both unset", r.Code, r.ID, r.Ref)
+				}
+			}
+			if n := count(t, db, "items", "1 = 1"); n != 0 {
+				t.Errorf("%d rows stored; want none", n)
+			}
+		})
+	}
 }
