@@ -122,7 +122,7 @@ func (a AutoID) fill(db *gorm.DB) {
 func rawCreate(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
 		if db.Error == nil && !db.DryRun && db.Statement.Schema != nil {
-			db.AddError(checkZero(db.Statement, true))
+			db.AddError(checkUnset(db.Statement))
 		}
 		l := linkOf(db)
 		if l == nil || l.own == nil || db.Error != nil {
@@ -174,7 +174,7 @@ func update(db *gorm.DB) {
 	if db.Error == nil && db.Statement.Schema != nil {
 		err := checkMaps(db.Statement, nil, false)
 		if err == nil {
-			err = checkZero(db.Statement, false)
+			err = checkSave(db.Statement)
 		}
 		db.AddError(err)
 	}

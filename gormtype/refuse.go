@@ -113,28 +113,31 @@ func zeroFields(stmt *gorm.Statement, keep func(*schema.Field) bool) (zero []zer
 	return zero
 }
 
-// checkZero returns [ErrZeroID] naming a field that a Create would write
-// zero (AutoID fills keys and sortid:"auto" fields only, and counts a
-// column DEFAULT only when the model declares it), or that a Save or
-// Select("*") would write zero over the stored ID.
-func checkZero(stmt *gorm.Statement, create bool) error {
-	if create {
-		zero := zeroFields(stmt, func(f *schema.Field) bool { return f.Creatable && !f.HasDefaultValue && !leftOut(stmt, f.DBName) })
-		if len(zero) > 0 {
-			return fmt.Errorf("%w: a Create into %s leaves %s.%s (a %s) zero, and AutoID fills only keys and fields tagged sortid:\"auto\"; set it, tag it sortid:\"auto\", or declare its column's DEFAULT in the model (gorm:\"default:…\"), which AutoMigrate drops when the model lacks it",
-				ErrZeroID, tableName(stmt), stmt.Schema.Name, zero[0].Name, zero[0].FieldType)
-		}
+// checkUnset returns [ErrZeroID] naming a field that a Create would write
+// zero: AutoID fills keys and sortid:"auto" fields only, and counts a
+// column DEFAULT only when the model declares it.
+func checkUnset(stmt *gorm.Statement) error {
+	zero := zeroFields(stmt, func(f *schema.Field) bool { return f.Creatable && !f.HasDefaultValue && !leftOut(stmt, f.DBName) })
+	if len(zero) == 0 {
 		return nil
 	}
+	return fmt.Errorf("%w: a Create into %s leaves %s.%s (a %s) zero, and AutoID fills only keys and fields tagged sortid:\"auto\"; set it, tag it sortid:\"auto\", or declare its column's DEFAULT in the model (gorm:\"default:…\"), which AutoMigrate drops when the model lacks it",
+		ErrZeroID, tableName(stmt), stmt.Schema.Name, zero[0].Name, zero[0].FieldType)
+}
+
+// checkSave returns [ErrZeroID] naming a field that a Save (or
+// Select("*")) would write zero over the stored ID.
+func checkSave(stmt *gorm.Statement) error {
 	if len(stmt.Selects) == 0 {
 		return nil // Updates skips zero fields
 	}
 	selected, _ := stmt.SelectAndOmitColumns(false, true)
-	if zero := zeroFields(stmt, func(f *schema.Field) bool { return selected[f.DBName] && !f.PrimaryKey }); len(zero) > 0 {
-		return fmt.Errorf("%w: db.Save of %s would write its zero %s over the stored one (Save and Select(\"*\") write every field); load the row first (db.First), or update the changed columns only (db.Model(&row).Updates); for a new row use db.Create, which fills it",
-			ErrZeroID, stmt.Schema.Name, zero[0].Name)
+	zero := zeroFields(stmt, func(f *schema.Field) bool { return selected[f.DBName] && !f.PrimaryKey })
+	if len(zero) == 0 {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: db.Save of %s would write its zero %s over the stored one (Save and Select(\"*\") write every field); load the row first (db.First), or update the changed columns only (db.Model(&row).Updates); for a new row use db.Create, which fills it",
+		ErrZeroID, stmt.Schema.Name, zero[0].Name)
 }
 
 // checkMaps binds the ID values of the statement's maps as their fields'
