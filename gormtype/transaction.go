@@ -17,8 +17,9 @@ import (
 // DefaultRetries) it returns the last error. When it returns an error,
 // fn's work is rolled back and the fields AutoID filled in it are unset.
 //
-// fn must write with tx (or a session of it) and may run more than once:
-// what it does outside tx is not undone. db may be a hook's tx. Transaction
+// fn must write with tx, or a session that keeps tx's context (AutoID
+// finds the attempt in it), and may run more than once: what it does
+// outside tx is not undone. db may be a hook's tx. Transaction
 // returns [ErrSetup] for a db without AutoID, and any other error of fn or
 // of the transaction as it is.
 func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, opts ...*sql.TxOptions) error {

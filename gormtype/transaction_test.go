@@ -172,31 +172,41 @@ func TestTransactionUndoesHookRows(t *testing.T) {
 // before).
 func TestTransactionResetsEveryFill(t *testing.T) {
 	t.Parallel()
-	src := &keySource{}
-	db := openDB(t, nil, src.plugin(1), purchaseModels...)
-	other := Purchase{Name: "other"}
-	mustCreate(t, db, &other)
-	src.next(0, other.ID, 0, 0, other.ID) // attempt: before@x, purchase, buyer
-	before := Account{Email: "before@x"}
-	p := Purchase{Name: "p", Buyer: &Account{Email: "buyer@x"}, Lines: []Line{{Item: "l"}}}
-	attempts := 0
-	err := retried(db, func(tx *gorm.DB) error {
-		attempts++
-		if err := tx.Create(&before).Error; err != nil {
-			return err
-		}
-		return tx.Create(&p).Error
-	})
-	checkRefused(t, err, gormtype.ErrKeyTaken, "purchases", "2 times")
-	src.checkDrawn(t, "purchases", 2)
-	if attempts != 2 {
-		t.Errorf("%d attempts, want 2 (Retries 1)", attempts)
+	type mark struct{}
+	for _, derived := range []bool{false, true} {
+		t.Run(fmt.Sprintf("derived-context=%v", derived), func(t *testing.T) {
+			t.Parallel()
+			src := &keySource{}
+			db := openDB(t, nil, src.plugin(1), purchaseModels...)
+			other := Purchase{Name: "other"}
+			mustCreate(t, db, &other)
+			src.next(0, other.ID, 0, 0, other.ID) // attempt: before@x, purchase, buyer
+			before := Account{Email: "before@x"}
+			p := Purchase{Name: "p", Buyer: &Account{Email: "buyer@x"}, Lines: []Line{{Item: "l"}}}
+			attempts := 0
+			err := retried(db, func(tx *gorm.DB) error {
+				attempts++
+				w := tx
+				if derived { // a session with a context derived from tx's
+					w = tx.WithContext(context.WithValue(tx.Statement.Context, mark{}, attempts))
+				}
+				if err := w.Create(&before).Error; err != nil {
+					return err
+				}
+				return tx.Create(&p).Error
+			})
+			checkRefused(t, err, gormtype.ErrKeyTaken, "purchases", "2 times")
+			src.checkDrawn(t, "purchases", 2)
+			if attempts != 2 {
+				t.Errorf("%d attempts, want 2 (Retries 1)", attempts)
+			}
+			if !before.ID.IsZero() || !p.ID.IsZero() || !p.Buyer.ID.IsZero() || !p.Lines[0].ID.IsZero() {
+				t.Errorf("after ErrKeyTaken: before %s, purchase %s, buyer %s, line %s; want all zero", before.ID, p.ID, p.Buyer.ID, p.Lines[0].ID)
+			}
+			checkCount(t, db, 0, "accounts", "1 = 1")
+			checkCount(t, db, 1, "purchases", "1 = 1")
+		})
 	}
-	if !before.ID.IsZero() || !p.ID.IsZero() || !p.Buyer.ID.IsZero() || !p.Lines[0].ID.IsZero() {
-		t.Errorf("after ErrKeyTaken: before %s, purchase %s, buyer %s, line %s; want all zero", before.ID, p.ID, p.Buyer.ID, p.Lines[0].ID)
-	}
-	checkCount(t, db, 0, "accounts", "1 = 1")
-	checkCount(t, db, 1, "purchases", "1 = 1")
 }
 
 // TestTransactionNeedsAutoID: without the plugin Transaction is ErrSetup.
