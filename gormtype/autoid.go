@@ -28,7 +28,9 @@ const pluginName = "sortid:autoid"
 // It never runs a statement again: when a unique key whose value it filled
 // in every row is taken, the Create fails with [ErrKeyTaken], and
 // [Transaction] retries. A failed Create unsets the fields AutoID filled
-// in rows it did not store: in GORM's own transaction all of them. A
+// for the INSERT that failed and, when GORM opened a transaction for the
+// Create (not CreateInBatches' batches), all it filled since, in hooks
+// too; rows stored outside a rolled-back transaction keep their keys. A
 // Create that a fresh value could make update or skip another row, or that
 // would store a zero ID, fails with [ErrRefused] or [ErrZeroID] naming the
 // way out (docs/gorm.md). Map values and inline keys (db.First(&row, id))
@@ -43,8 +45,11 @@ type AutoID struct {
 	GenerateHUID    func() (idtype.HUID, error)
 	GenerateSCRU128 func() (idtype.SCRU128, error)
 	// OnCollision, if not nil, is called with the Create's context, its
-	// table and the driver's error each time a fresh value is taken, just
-	// before the Create fails with ErrKeyTaken.
+	// table and the driver's error each time a fresh value is taken: before
+	// the Create fails with ErrKeyTaken, or with ErrRefused for a table
+	// that keeps rows on a rollback. It is not called when MySQL reports
+	// another number taken than AutoID drew (a column that stores another
+	// number: ErrRefused, no collision).
 	OnCollision func(ctx context.Context, table string, err error)
 }
 
@@ -62,10 +67,11 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 		return fmt.Errorf("%w: no gorm:create callback, which AutoID wraps to read the driver's error", ErrSetup)
 	}
 	for _, err := range []error{
-		create.Before("*").Register("sortid:fill", a.fill),
+		create.After("gorm:begin_transaction").Before("gorm:before_create").Register("sortid:fill", a.fill),
 		create.Replace("gorm:create", rawCreate(insert)),
 		create.After("*").Register("sortid:finish", a.finish),
 		db.Callback().Update().Before("*").Register("sortid:update", update),
+		db.Callback().Update().After("*").Register("sortid:updated", updated),
 		db.Callback().Query().Before("gorm:query").Register("sortid:keys", bindKeys),
 		db.Callback().Delete().Before("gorm:delete").Register("sortid:keys", bindKeys),
 		db.Callback().Row().Before("gorm:row").Register("sortid:keys", bindKeys),
@@ -77,13 +83,14 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 	return nil
 }
 
-// fill refuses what AutoID cannot guarantee and fills the unset auto fields.
+// fill refuses what AutoID cannot guarantee and fills the unset auto
+// fields; it runs in the transaction GORM opens for the Create, if any.
 func (a AutoID) fill(db *gorm.DB) {
-	stmt, l := db.Statement, &link{}
-	up := linkOf(db)
-	nested := up != nil && !up.tree.done
-	if l.tree = newTree(db); nested {
-		l.tree = up.tree
+	stmt, up := db.Statement, linkOf(db)
+	nested := up != nil && up.open
+	l := &link{unit: unitOf(stmt.ConnPool), open: true}
+	if _, own := db.InstanceGet("gorm:started_transaction"); own {
+		l.unit, l.leave = enter(stmt.ConnPool)
 	}
 	db.Set(linkKey, l)
 	if db.Error != nil || db.DryRun || stmt.Schema == nil {
@@ -104,78 +111,106 @@ func (a AutoID) fill(db *gorm.DB) {
 	if err == nil && len(f.cols) > 0 && !nested {
 		err = checkStatement(db, f)
 	}
-	if err == nil && len(f.cols) > 0 {
-		err = checkTable(db, f)
-	}
 	if err != nil || len(f.cols) == 0 {
 		db.AddError(err)
 		return
 	}
 	l.own = f
-	l.tree.add(f)
+	l.unit.record(f, "", false)
 	db.AddError(f.draw(generators{a.GenerateHUID, a.GenerateSCRU128}))
 }
 
 // rawCreate wraps gorm:create: it refuses a zero ID field AutoID does not
-// fill, and keeps the driver's error as it was made (with
-// gorm.Config.TranslateError it would no longer name the key).
+// fill, records the table written to, and keeps the driver's error as it
+// was made (with gorm.Config.TranslateError it would not name the key).
 func rawCreate(create func(*gorm.DB)) func(*gorm.DB) {
 	return func(db *gorm.DB) {
 		if db.Error == nil && !db.DryRun && db.Statement.Schema != nil {
 			db.AddError(checkUnset(db.Statement))
 		}
-		l := linkOf(db)
-		if l == nil || l.own == nil || db.Error != nil {
+		l, cfg := linkOf(db), db.Config
+		if l == nil || db.Error != nil {
 			create(db)
 			return
 		}
-		cfg := db.Config
-		if cfg.TranslateError {
+		if l.own != nil && cfg.TranslateError {
 			raw := *cfg
 			raw.TranslateError = false
 			db.Config = &raw
 		}
 		create(db)
 		db.Config = cfg
-		l.own.raw, l.own.inserted, db.Error = db.Error, db.Error == nil, nil
-		db.AddError(l.own.raw)
+		if db.Error == nil && db.RowsAffected > 0 {
+			l.unit.record(nil, tableName(db.Statement), false)
+		}
+		if l.own != nil {
+			l.own.raw, l.own.inserted, db.Error = db.Error, db.Error == nil, nil
+			db.AddError(l.own.raw)
+		}
 	}
 }
 
-// finish turns a taken fresh value into ErrKeyTaken and unsets the fields
-// filled in rows the failure did not store.
+// finish turns a taken fresh value into ErrKeyTaken, unsets the fields
+// filled in rows the failure did not store, and ends the statement's unit.
 func (a AutoID) finish(db *gorm.DB) {
 	l := linkOf(db)
-	if l == nil {
+	if l == nil || !l.open {
 		return
 	}
-	f, root := l.own, l.tree.root == db.Statement
-	l.tree.done = l.tree.done || root
-	if f != nil && db.Error != nil {
+	l.open = false
+	if f := l.own; f != nil && db.Error != nil {
 		if cols, hit := takenKey(db, f); hit {
-			if a.OnCollision != nil {
-				a.OnCollision(db.Statement.Context, f.table, f.raw)
-			}
-			db.Error = fmt.Errorf("%w: %s (%s); run the Create in gormtype.Transaction to retry it: %v", ErrKeyTaken, f.table, strings.Join(cols, ", "), f.raw)
+			db.Error = a.collision(db, l, cols)
 		}
 		if !f.inserted {
 			f.reset()
 		}
 	}
-	if root && l.tree.ownTx && db.Error != nil {
-		l.tree.reset()
+	if l.leave != nil {
+		l.leave()
+		if db.Error != nil {
+			l.unit.reset()
+		}
 	}
 }
 
-// update marks an Update as the root of the Creates that save its
+// collision returns the error of a Create whose fresh value in the key
+// cols was taken: ErrKeyTaken, or ErrRefused when no rerun can succeed.
+func (a AutoID) collision(db *gorm.DB, l *link, cols []string) error {
+	f := l.own
+	if err := checkStoredKey(db, f, cols); err != nil {
+		return err
+	}
+	if a.OnCollision != nil {
+		a.OnCollision(db.Statement.Context, f.table, f.raw)
+	}
+	written := l.unit.tables()
+	if f.rows > 1 { // a multi-row INSERT keeps the rows before the taken one
+		written = append(written, f.table)
+	}
+	if err := checkEngines(db, f, written); err != nil {
+		l.unit.record(nil, "", true)
+		return err
+	}
+	return fmt.Errorf("%w: %s (%s); run the Create in gormtype.Transaction to retry it: %v", ErrKeyTaken, f.table, strings.Join(cols, ", "), f.raw)
+}
+
+// update marks an Update as running for the Creates that save its
 // associations, and refuses one that would write a zero ID.
 func update(db *gorm.DB) {
-	db.Set(linkKey, &link{tree: newTree(db)})
+	db.Set(linkKey, &link{unit: unitOf(db.Statement.ConnPool), open: true})
 	if db.Error == nil && db.Statement.Schema != nil {
 		err := checkMaps(db.Statement, nil, false)
 		if err == nil {
 			err = checkSave(db.Statement)
 		}
 		db.AddError(err)
+	}
+}
+
+// updated marks an Update as ended.
+func updated(db *gorm.DB) {
+	if l := linkOf(db); l != nil {
+		l.open = false
 	}
 }

@@ -18,9 +18,7 @@ var ErrKeyTaken = fmt.Errorf("gormtype: a fresh key is taken: %w", gorm.ErrDupli
 
 // ErrRefused is returned (wrapped, naming the table, the reason and the way
 // out) by a Create that [AutoID] cannot keep from touching another row,
-// from leaving a key no row has in its struct, or from storing a row twice
-// or another number than it drew (MySQL tables without transactions or
-// BIGINT keys).
+// from leaving a key no row has in its struct, or from storing a row twice.
 var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 
 // ErrSetup is returned (wrapped, naming the field and the fix) by a Create

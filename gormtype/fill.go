@@ -1,7 +1,6 @@
 package gormtype
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -128,58 +127,94 @@ func (f *filled) reset() {
 	}
 }
 
-// unit is what AutoID filled in work that one failure undoes: a
-// Transaction attempt, or a tree. It is safe for concurrent use.
+// unit is what AutoID filled, and where rows were written, in work that
+// one rollback undoes: a Transaction attempt, or a Create in the
+// transaction GORM opened for it. It is safe for concurrent use.
 type unit struct {
-	mu     sync.Mutex
-	list   []*filled
-	parent *unit // an enclosing unit, which gets every fill too
+	mu      sync.Mutex
+	list    []*filled
+	written []string // the tables of the Creates that wrote rows
+	kept    bool     // rows stay stored on a rollback: fields keep their IDs
+	parent  *unit    // an enclosing unit, which gets everything too
 }
 
-func (u *unit) add(f *filled) {
+// record adds a fill, a table written to or kept rows to u and its parents.
+func (u *unit) record(f *filled, table string, kept bool) {
 	for ; u != nil; u = u.parent {
 		u.mu.Lock()
-		u.list = append(u.list, f)
+		if f != nil {
+			u.list = append(u.list, f)
+		}
+		if table != "" {
+			u.written = append(u.written, table)
+		}
+		u.kept = u.kept || kept
 		u.mu.Unlock()
 	}
 }
 
-// reset unsets every field filled in the unit.
+// reset unsets every field filled in the unit, unless its rows stay.
 func (u *unit) reset() {
+	if u == nil {
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for _, f := range u.list {
-		f.reset()
+		if !u.kept {
+			f.reset()
+		}
 	}
 }
 
-// unitKey is the context key of a Transaction attempt's unit.
-type unitKey struct{}
-
-func unitOf(ctx context.Context) *unit {
-	u, _ := ctx.Value(unitKey{}).(*unit)
-	return u
+// tables returns the tables written to in the outermost unit.
+func (u *unit) tables() []string {
+	for u != nil && u.parent != nil {
+		u = u.parent
+	}
+	if u == nil {
+		return nil
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.written)
 }
 
-// tree is the unit of a Create (its root) and of the Creates saving its
-// associations, inside its Transaction's unit.
-type tree struct {
-	unit
-	root        *gorm.Statement
-	ownTx, done bool // a failed root rolls back GORM's transaction; root ended
+// units maps a transaction's connection to its unit: hooks and the
+// Creates saving associations write on it too.
+var units sync.Map
+
+func connKey(pool gorm.ConnPool) gorm.ConnPool {
+	if p, ok := pool.(*gorm.PreparedStmtTX); ok {
+		return p.Tx
+	}
+	return pool
 }
 
-func newTree(db *gorm.DB) *tree {
-	_, inTx := db.Statement.ConnPool.(gorm.TxCommitter)
-	return &tree{unit: unit{parent: unitOf(db.Statement.Context)}, root: db.Statement, ownTx: !inTx && !db.SkipDefaultTransaction}
+func unitOf(pool gorm.ConnPool) *unit {
+	u, _ := units.Load(connKey(pool))
+	v, _ := u.(*unit)
+	return v
 }
 
-// link is a statement's place in its tree, handed on to the Creates that
-// save its associations with GORM's settings; own is what AutoID filled in
-// the statement itself.
+// enter starts a unit for the transaction on pool, inside the one there
+// was (a savepoint's); leave restores that.
+func enter(pool gorm.ConnPool) (u *unit, leave func()) {
+	key, u := connKey(pool), &unit{}
+	if prev, had := units.Swap(key, u); had {
+		u.parent = prev.(*unit)
+		return u, func() { units.Store(key, prev) }
+	}
+	return u, func() { units.Delete(key) }
+}
+
+// link is a statement's, handed on with GORM's settings to the Creates
+// that save its associations, which see that it still runs (open).
 type link struct {
-	tree *tree
-	own  *filled
+	own   *filled // what AutoID filled in the statement
+	unit  *unit   // where its fills and writes are recorded, if any
+	leave func()  // ends the unit of the transaction GORM opened for it
+	open  bool
 }
 
 const linkKey = "sortid:link"

@@ -98,6 +98,36 @@ func violatedColumns(db *gorm.DB, err error) (cols []string) {
 	return cols
 }
 
+// checkStoredKey returns [ErrRefused] when MySQL reports a fresh one-column
+// HUID key taken as a number no row drew: the column stores another number
+// than it is given, so no draw can win.
+func checkStoredKey(db *gorm.DB, f *filled, cols []string) error {
+	i := slices.IndexFunc(f.cols, func(c filledColumn) bool {
+		return len(cols) == 1 && strings.EqualFold(c.name, cols[0]) && c.scheme == &schemes[0]
+	})
+	if db.Dialector.Name() != "mysql" || i < 0 || slices.ContainsFunc(f.cols[i].ids, func(id reflect.Value) bool {
+		return strings.Contains(f.raw.Error(), fmt.Sprintf("'%d'", id.Int()))
+	}) {
+		return nil
+	}
+	return fmt.Errorf("%w: a Create into %s drew %s %v, and the database reports another number taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %v",
+		ErrRefused, f.table, f.cols[i].name, f.cols[i].ids[0], f.raw)
+}
+
+// checkEngines returns [ErrRefused] when a MySQL table among tables keeps
+// rows on a rollback (MyISAM, Aria), or its engine cannot be read.
+func checkEngines(db *gorm.DB, f *filled, tables []string) error {
+	tables = slices.Compact(slices.Sorted(slices.Values(tables)))
+	var n int64
+	if db.Dialector.Name() != "mysql" || len(tables) == 0 || aside(db).Raw(`SELECT COUNT(*) FROM information_schema.tables t
+		JOIN information_schema.engines e ON e.engine = t.engine AND e.transactions = 'YES'
+		WHERE CONCAT(IF(t.table_schema = DATABASE(), '', CONCAT(t.table_schema, '.')), t.table_name) IN ?`, tables).Scan(&n).Error == nil && n == int64(len(tables)) {
+		return nil
+	}
+	return fmt.Errorf("%w: a fresh key of a Create into %s was taken after rows were written to %s, whose engine keeps them on a rollback (or cannot be read), so the Create cannot run again without storing them twice; they stay stored, with the keys AutoID drew; use InnoDB: %v",
+		ErrRefused, f.table, strings.Join(tables, ", "), f.raw)
+}
+
 // bindKeys binds a key given inline (First(&row, id), Find, Delete) as one
 // value of its type: GORM binds its Value, a SCRU128Bytes' as 16 numbers.
 func bindKeys(db *gorm.DB) {

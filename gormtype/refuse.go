@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -254,41 +253,4 @@ func aside(db *gorm.DB) *gorm.DB {
 	tx := db.Session(&gorm.Session{NewDB: true})
 	tx.Error = nil
 	return tx
-}
-
-// checkedTables holds the MySQL tables checkTable found fit, by dialector.
-var checkedTables sync.Map
-
-// checkTable returns [ErrRefused] for a MySQL table that keeps rows on a
-// rollback (MyISAM, Aria), so a rerun would store them twice, or whose
-// filled HUID column is not a BIGINT, which stores another number.
-func checkTable(db *gorm.DB, f *filled) error {
-	if db.Dialector.Name() != "mysql" {
-		return nil
-	}
-	key := [2]any{db.Dialector, f.table}
-	if _, ok := checkedTables.Load(key); ok {
-		return nil
-	}
-	var cols []struct{ Transactions, Name, Type string }
-	schemaName, table := tableOf(db.Statement)
-	err := aside(db).Raw(`SELECT e.transactions, c.column_name AS name, c.column_type AS type FROM information_schema.tables t
-		JOIN information_schema.engines e ON e.engine = t.engine JOIN information_schema.columns c USING (table_schema, table_name)
-		WHERE t.table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND t.table_name = ?`, schemaName, table).Scan(&cols).Error
-	if err == nil && len(cols) == 0 {
-		return nil // the INSERT says what is missing
-	} else if err == nil && cols[0].Transactions != "YES" {
-		err = fmt.Errorf("its engine keeps rows on a rollback, so a rerun would store them twice; use InnoDB")
-	}
-	for _, c := range cols {
-		if i := slices.IndexFunc(f.cols, func(fc filledColumn) bool { return strings.EqualFold(fc.name, c.Name) }); err == nil && i >= 0 &&
-			f.cols[i].scheme == &schemes[0] && !strings.HasPrefix(c.Type, "bigint") {
-			err = fmt.Errorf("its column %s is %s, which stores another number than the HUID it is given (an INT or DECIMAL clamps it, a DOUBLE rounds it); make it BIGINT", c.Name, c.Type)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%w: AutoID cannot fill keys in %s: %w", ErrRefused, f.table, err)
-	}
-	checkedTables.Store(key, true)
-	return nil
 }

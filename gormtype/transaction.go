@@ -17,26 +17,35 @@ import (
 // DefaultRetries) it returns the last error. When it returns an error,
 // fn's work is rolled back and the fields AutoID filled in it are unset.
 //
-// fn must write with tx, or a session that keeps tx's context (AutoID
-// finds the attempt in it), and may run more than once: what it does
-// outside tx is not undone. db may be a hook's tx. Transaction
-// returns [ErrSetup] for a db without AutoID, and any other error of fn or
-// of the transaction as it is.
+// fn must write with tx (or a session of it) and may run more than once:
+// what it does outside tx is not undone. db may be a hook's tx. Transaction
+// returns [ErrSetup] for a db without AutoID, or in a transaction with
+// DisableNestedTransaction, and any other error of fn or of the transaction
+// as it is.
 func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, opts ...*sql.TxOptions) error {
 	a, ok := db.Config.Plugins[pluginName].(AutoID)
 	if !ok {
 		return fmt.Errorf("%w: gormtype.Transaction retries the Creates of AutoID; register it with db.Use(gormtype.AutoID{})", ErrSetup)
+	}
+	if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx && db.DisableNestedTransaction {
+		return fmt.Errorf("%w: in your transaction gormtype.Transaction reruns its function in a savepoint, which gorm.Config.DisableNestedTransaction turns off", ErrSetup)
 	}
 	retries := a.Retries
 	if retries == 0 {
 		retries = DefaultRetries
 	}
 	for attempt := 1; ; attempt++ {
-		u := &unit{parent: unitOf(db.Statement.Context)}
+		var u *unit
 		err := db.Transaction(func(tx *gorm.DB) error {
-			// A hook's tx holds the hooked statement (a Dest): GORM's
-			// WithContext would carry it into fn's statements.
-			return fn(tx.Session(&gorm.Session{Context: context.WithValue(ctx, unitKey{}, u), NewDB: tx.Statement.Dest != nil}))
+			var leave func()
+			u, leave = enter(tx.Statement.ConnPool)
+			defer leave()
+			if ctx != tx.Statement.Context {
+				// A hook's tx holds the hooked statement (a Dest): GORM's
+				// WithContext would carry it into fn's statements.
+				tx = tx.Session(&gorm.Session{Context: ctx, NewDB: tx.Statement.Dest != nil})
+			}
+			return fn(tx)
 		}, opts...)
 		if err == nil {
 			return nil

@@ -24,8 +24,8 @@ func TestTroubleshootingColumns(t *testing.T) {
 	mustSay(t, troubleshootingPage+` "`+clampHeading+`"`, pageEntry(t, troubleshootingPage, clampHeading),
 		"`STRICT_TRANS_TABLES`", "`SET SESSION sql_mode=''`", "`INT` column is stored as `2147483647`",
 		"`DECIMAL(12)` column as `999999999999`", "with err nil", "`DOUBLE` column on MariaDB",
-		"`REAL` column on SQLite", "2^53 in any mode", "refuses to fill a key",
-		"`gormtype.ErrRefused`", "make it BIGINT", "a `bigint` column", "`TestTroubleshootingColumns`")
+		"`REAL` column on SQLite", "2^53 in any mode", "the first Create stores `2147483647`",
+		"`gormtype.ErrRefused`", "make it BIGINT", "fails with error 1264", "a `bigint` column", "`TestTroubleshootingColumns`")
 	mustSay(t, troubleshootingPage+` "`+mapHeading+`"`, pageEntry(t, troubleshootingPage, mapHeading),
 		"`INTEGER PRIMARY KEY`", "stores max(rowid)+1", "not a HUID", "with or without the plugin",
 		"`db.Table(\"t\").Create(map[string]any{\"name\": \"b\"})`", "`\"@id\"`",
@@ -89,20 +89,35 @@ func TestTroubleshootingColumns(t *testing.T) {
 			t.Errorf("strict: DOUBLE stored %d, BIGINT %d; want %d, %d", int64(got.F), got.B, rounded, exact)
 		}
 
-		// AutoID on an INT key, in either mode: refused before anything is
-		// drawn or stored, naming the column's type and BIGINT.
-		mustExec(t, db, `CREATE TABLE ts_int (id INT PRIMARY KEY, name VARCHAR(50))`)
-		for _, mode := range []string{"", "STRICT_TRANS_TABLES"} {
-			mustExec(t, db, `SET SESSION sql_mode='`+mode+`'`)
-			tsSessionMode(t, db, mode != "")
-			row := tsIntRow{Name: "a"}
-			err := db.Create(&row).Error
-			checkRefused(t, err, gormtype.ErrRefused, "ts_int", "int(11)", "make it BIGINT")
-			if errors.Is(err, gormtype.ErrKeyTaken) || collisions != 0 || !row.ID.IsZero() {
-				t.Errorf("sql_mode %q: %v, %d calls of OnCollision, key %d; want ErrRefused only and the key unset", mode, err, collisions, int64(row.ID))
-			}
+		// AutoID on an INT key, non-strict: the first Create stores
+		// 2147483647; the next meets it and is refused at the first
+		// draw, naming the number the column stored and BIGINT.
+		mustExec(t, db, `CREATE TABLE ts_int (id INT PRIMARY KEY, name VARCHAR(50))`, `SET SESSION sql_mode=''`)
+		tsSessionMode(t, db, false)
+		first := tsIntRow{Name: "a"}
+		if err := db.Create(&first).Error; err != nil {
+			t.Fatalf("first Create into INT key: %v; want err nil", err)
 		}
-		checkCount(t, db, 0, "ts_int", "1 = 1")
+		var ids []int64
+		if err := db.Raw(`SELECT id FROM ts_int`).Scan(&ids).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != 1 || ids[0] != 2147483647 || int64(first.ID) == 2147483647 || first.ID.IsZero() {
+			t.Errorf("first Create: struct key %d, stored %v; want a HUID in the struct and [2147483647] stored", int64(first.ID), ids)
+		}
+		err := db.Create(&tsIntRow{Name: "b"}).Error
+		checkRefused(t, err, gormtype.ErrRefused, "ts_int", "2147483647", "make it BIGINT")
+		if errors.Is(err, gormtype.ErrKeyTaken) || collisions != 0 {
+			t.Errorf("Create into a clamping INT key: %v, %d calls of OnCollision; want no ErrKeyTaken and none (no fresh value was taken)", err, collisions)
+		}
+		checkCount(t, db, 1, "ts_int", "1 = 1")
+
+		// Strict: the same Create fails with 1264, not ErrKeyTaken.
+		mustExec(t, db, `SET SESSION sql_mode='STRICT_TRANS_TABLES'`)
+		tsSessionMode(t, db, true)
+		if err := db.Create(&tsIntRow{Name: "c"}).Error; err == nil || !strings.Contains(err.Error(), "1264") {
+			t.Errorf("strict Create into INT key: %v; want error 1264", err)
+		}
 
 		// Fix: the bigint column AutoMigrate makes keeps each HUID, even
 		// in a non-strict session.
