@@ -56,9 +56,9 @@ type AutoID struct {
 // Name implements gorm.Plugin.
 func (AutoID) Name() string { return pluginName }
 
-// Initialize implements gorm.Plugin: it fills IDs first in every Create,
-// wraps gorm:create to read the driver's error, and reports a collision
-// last; it checks every Update, and binds inline keys of queries. It
+// Initialize implements gorm.Plugin: it fills IDs before the hooks of
+// every Create, wraps gorm:create to read the driver's error, and reports
+// a collision last; it checks every Update, and binds inline keys. It
 // returns [ErrSetup] (wrapped) when db has no gorm:create.
 func (a AutoID) Initialize(db *gorm.DB) error {
 	create := db.Callback().Create()

@@ -116,7 +116,9 @@ func zeroFields(stmt *gorm.Statement, keep func(*schema.Field) bool) (zero []zer
 // zero: AutoID fills keys and sortid:"auto" fields only, and counts a
 // column DEFAULT only when the model declares it.
 func checkUnset(stmt *gorm.Statement) error {
-	zero := zeroFields(stmt, func(f *schema.Field) bool { return f.Creatable && !f.HasDefaultValue && !leftOut(stmt, f.DBName) })
+	zero := zeroFields(stmt, func(f *schema.Field) bool {
+		return f.Creatable && !f.HasDefaultValue && !isAutoField(f) && !leftOut(stmt, f.DBName) // AutoID filled those
+	})
 	if len(zero) == 0 {
 		return nil
 	}
