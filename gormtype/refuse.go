@@ -57,7 +57,7 @@ func checkStatement(db *gorm.DB, f *filled) error {
 		return refuse(fmt.Sprintf("AutoID cannot read the upsert clause %T", c.Expression), setKeys)
 	case oc.UpdateAll && slices.ContainsFunc(cols, func(c string) bool { return !slices.Contains(stmt.Schema.PrimaryFieldDBNames, c) }),
 		slices.ContainsFunc(oc.DoUpdates, func(a clause.Assignment) bool { return filled(a.Column) }):
-		return refuse("the upsert would give the row it updates a fresh value", "list the columns to update without it in DoUpdates, or "+setKeys)
+		return refuse("the upsert would give the row it updates a fresh value", "create new rows with db.Create (db.Save of a slice upserts them), list the columns to update without it in DoUpdates, or "+setKeys)
 	case dialect == "mysql":
 		return refuse("ON DUPLICATE KEY UPDATE fires on every unique key, so a taken fresh key would update the row that holds it",
 			"look the row up first (db.Where(…).Assign(…).FirstOrCreate(&row)), or "+setKeys)
