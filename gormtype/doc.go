@@ -14,7 +14,8 @@
 // (default:huid_generate()), which AutoID leaves alone.
 //
 // Each file uses only those before it: types, null, schemes (one row per
-// ID type), between, fill (which fields get IDs), refuse (which statements
-// cannot keep them), keys (drawing IDs, reading a taken one), autoid (the
-// callbacks, in a Create's order), transaction.
+// ID type), between, fill (which fields get IDs), unit (what one rollback
+// undoes), refuse (which statements cannot keep IDs), keys (drawing IDs,
+// reading a taken one), autoid (the callbacks, in a Create's order),
+// transaction.
 package gormtype
