@@ -74,6 +74,7 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 		db.Callback().Update().After("*").Register("sortid:updated", updated),
 		db.Callback().Query().Before("gorm:query").Register("sortid:keys", bindKeys),
 		db.Callback().Delete().Before("gorm:delete").Register("sortid:keys", bindKeys),
+		db.Callback().Delete().After("gorm:delete").Register("sortid:deleted", wrote),
 		db.Callback().Row().Before("gorm:row").Register("sortid:keys", bindKeys),
 	} {
 		if err != nil {
@@ -108,7 +109,7 @@ func (a AutoID) fill(db *gorm.DB) {
 	if err == nil && anyNew {
 		f, err = collect(stmt, fields)
 	}
-	if err == nil && len(f.cols) > 0 && !nested {
+	if err == nil && len(f.cols) > 0 {
 		err = checkStatement(db, f)
 	}
 	if err != nil || len(f.cols) == 0 {
@@ -140,9 +141,7 @@ func rawCreate(create func(*gorm.DB)) func(*gorm.DB) {
 		}
 		create(db)
 		db.Config = cfg
-		if db.Error == nil && db.RowsAffected > 0 {
-			l.unit.record(nil, tableName(db.Statement), false)
-		}
+		wrote(db)
 		if l.own != nil {
 			l.own.raw, l.own.inserted, db.Error = db.Error, db.Error == nil, nil
 			db.AddError(l.own.raw)
@@ -208,9 +207,21 @@ func update(db *gorm.DB) {
 	}
 }
 
-// updated marks an Update as ended.
+// updated marks an Update as ended, and records what it wrote.
 func updated(db *gorm.DB) {
 	if l := linkOf(db); l != nil {
 		l.open = false
+	}
+	wrote(db)
+}
+
+// wrote records the table a statement wrote rows to in its unit, for the
+// engine check of a MySQL collision.
+func wrote(db *gorm.DB) {
+	if db.Dialector.Name() != "mysql" || db.Error != nil || db.RowsAffected == 0 {
+		return
+	}
+	if u := unitOf(db.Statement.ConnPool); u != nil {
+		u.record(nil, tableName(db.Statement), false)
 	}
 }

@@ -92,6 +92,21 @@ type filledColumn struct {
 	name              string
 	scheme            *scheme
 	fields, undo, ids []reflect.Value
+	drawn             any // the IDs drawn for ids, in a slice
+}
+
+// holds reports whether the j-th field still holds the ID drawn for it:
+// a hook, or GORM setting a foreign key, may have put another there.
+func (c *filledColumn) holds(j int) bool {
+	if c.drawn == nil { // the draw failed: unset what it readied
+		return true
+	}
+	id := reflect.Indirect(c.fields[j])
+	if id.Kind() == reflect.Struct { // Null[T]{V, Valid}
+		id = id.Field(0)
+	}
+	drawn := reflect.ValueOf(c.drawn).Index(j)
+	return id.IsValid() && id.Equal(drawn.Convert(id.Type()))
 }
 
 // collect finds the unset auto fields of the statement's rows. It returns
@@ -118,11 +133,23 @@ func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 	return f, err
 }
 
-// reset unsets the fields f filled.
+// intact reports whether every field of c holds the ID drawn for it.
+func (c *filledColumn) intact() bool {
+	for j := range c.fields {
+		if !c.holds(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// reset unsets the fields f filled that still hold their IDs.
 func (f *filled) reset() {
 	for _, c := range f.cols {
-		for _, fv := range c.undo {
-			fv.SetZero()
+		for j, fv := range c.undo {
+			if c.holds(j) {
+				fv.SetZero()
+			}
 		}
 	}
 }

@@ -24,7 +24,8 @@ func (f *filled) draw(g generators) error {
 				c.undo[j], c.ids[j] = slot(fv)
 			}
 		}
-		if err := c.scheme.fresh(g, c.ids); err != nil {
+		var err error
+		if c.drawn, err = c.scheme.fresh(g, c.ids); err != nil {
 			return fmt.Errorf("gormtype: generate an ID for %s.%s: %w", f.table, c.name, err)
 		}
 	}
@@ -52,8 +53,9 @@ func slot(fv reflect.Value) (undo, id reflect.Value) {
 }
 
 // takenKey returns the columns of the unique key err says is taken, and
-// whether it includes a column filled in every row (in a statement mixing
-// set and fresh values the error cannot say whose value was taken).
+// whether it includes a column filled in every row with the IDs drawn (in
+// a statement mixing set and fresh values the error cannot say whose value
+// was taken).
 func takenKey(db *gorm.DB, f *filled) ([]string, bool) {
 	err := f.raw
 	t, _ := db.Dialector.(gorm.ErrorTranslator)
@@ -63,7 +65,7 @@ func takenKey(db *gorm.DB, f *filled) ([]string, bool) {
 	}
 	cols := violatedColumns(db, err)
 	return cols, slices.ContainsFunc(f.cols, func(c filledColumn) bool {
-		return len(c.fields) == f.rows && slices.ContainsFunc(cols, func(k string) bool { return strings.EqualFold(k, c.name) })
+		return len(c.fields) == f.rows && slices.ContainsFunc(cols, func(k string) bool { return strings.EqualFold(k, c.name) }) && c.intact()
 	})
 }
 

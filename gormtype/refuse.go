@@ -223,8 +223,11 @@ func splitStored(db *gorm.DB) (bool, error) {
 		return true, nil
 	}
 	stmt.ReflectValue = pointers(news)
-	return true, db.Session(&gorm.Session{NewDB: true, SkipHooks: stmt.SkipHooks}).Set(linkKey, linkOf(db)).
-		Clauses(upsert).Create(pointers(stored).Interface()).Error
+	tx := db.Session(&gorm.Session{NewDB: true, SkipHooks: stmt.SkipHooks}).Set(linkKey, linkOf(db)).Clauses(upsert)
+	if len(stmt.Selects) > 0 {
+		tx = tx.Select(stmt.Selects)
+	}
+	return true, tx.Omit(stmt.Omits...).Create(pointers(stored).Interface()).Error
 }
 
 func pointers(rows []reflect.Value) reflect.Value {

@@ -14,8 +14,9 @@ type scheme struct {
 	name           string       // the gormtype type, for messages
 	typ, null      reflect.Type // the gormtype type and its Null form
 	core, coreNull reflect.Type // idtype's forms, which GORM cannot store as IDs
-	// fresh sets dst (values of typ) to fresh IDs, ascending for HUIDs.
-	fresh func(g generators, dst []reflect.Value) error
+	// fresh sets dst (values of typ) to fresh IDs, ascending for HUIDs, and
+	// returns them in a slice of idtype's IDs.
+	fresh func(g generators, dst []reflect.Value) (any, error)
 	// bounds are the first and the last ID made in [from, to).
 	bounds func(from, to time.Time) (lo, hi any, err error)
 }
@@ -59,7 +60,7 @@ type generators struct {
 
 // freshHUIDs sorts the HUIDs it draws, so that a batch appends at the right
 // edge of the primary-key index in the order of the caller's slice.
-func freshHUIDs(g generators, dst []reflect.Value) (err error) {
+func freshHUIDs(g generators, dst []reflect.Value) (_ any, err error) {
 	ids := make([]idtype.HUID, len(dst))
 	if g.huid == nil {
 		err = idtype.FillHUIDs(ids)
@@ -71,22 +72,26 @@ func freshHUIDs(g generators, dst []reflect.Value) (err error) {
 	for i := 0; err == nil && i < len(ids); i++ {
 		dst[i].SetInt(int64(ids[i]))
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
 }
 
-func freshSCRU128s[T SCRU128 | SCRU128Bytes](g generators, dst []reflect.Value) error {
-	generate := g.scru
+func freshSCRU128s[T SCRU128 | SCRU128Bytes](g generators, dst []reflect.Value) (any, error) {
+	generate, ids := g.scru, make([]idtype.SCRU128, len(dst))
 	if generate == nil {
 		generate = idtype.GenerateSCRU128
 	}
-	for _, v := range dst {
+	for i, v := range dst {
 		id, err := generate()
 		if err != nil {
-			return err
+			return nil, err
 		}
+		ids[i] = id
 		v.Set(reflect.ValueOf(T(id)))
 	}
-	return nil
+	return ids, nil
 }
 
 func bounds128[T SCRU128 | SCRU128Bytes](from, to time.Time) (any, any, error) {

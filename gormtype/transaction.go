@@ -21,7 +21,7 @@ import (
 // what it does outside tx is not undone. db may be a hook's tx. Transaction
 // returns [ErrSetup] for a db without AutoID, or in a transaction with
 // DisableNestedTransaction, and any other error of fn or of the transaction
-// as it is.
+// as it is. When fn panics, the fields are unset and the panic goes on.
 func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, opts ...*sql.TxOptions) error {
 	a, ok := db.Config.Plugins[pluginName].(AutoID)
 	if !ok {
@@ -39,7 +39,13 @@ func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, o
 		err := db.Transaction(func(tx *gorm.DB) error {
 			var leave func()
 			u, leave = enter(tx.Statement.ConnPool)
-			defer leave()
+			defer func() {
+				leave()
+				if p := recover(); p != nil { // GORM rolls back, and panics on
+					u.reset()
+					panic(p)
+				}
+			}()
 			if ctx != tx.Statement.Context {
 				// A hook's tx holds the hooked statement (a Dest): GORM's
 				// WithContext would carry it into fn's statements.

@@ -25,7 +25,7 @@ func (u *unit) record(f *filled, table string, kept bool) {
 		if f != nil {
 			u.list = append(u.list, f)
 		}
-		if table != "" {
+		if table != "" && !slices.Contains(u.written, table) {
 			u.written = append(u.written, table)
 		}
 		u.kept = u.kept || kept
@@ -64,11 +64,16 @@ func (u *unit) tables() []string {
 // Creates saving associations write on it too.
 var units sync.Map
 
+// connKey is the transaction under GORM's prepared-statement wrappers,
+// which a Session(PrepareStmt) on a prepared tx stacks.
 func connKey(pool gorm.ConnPool) gorm.ConnPool {
-	if p, ok := pool.(*gorm.PreparedStmtTX); ok {
-		return p.Tx
+	for {
+		p, ok := pool.(*gorm.PreparedStmtTX)
+		if !ok {
+			return pool
+		}
+		pool = p.Tx
 	}
-	return pool
 }
 
 func unitOf(pool gorm.ConnPool) *unit {

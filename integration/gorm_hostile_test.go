@@ -323,3 +323,126 @@ func TestGormHostileAttachByKey(t *testing.T) {
 		checkCount(t, db, 1, "hostile_owners", "1 = 1")
 	})
 }
+
+// hostileOrder and hostileLine are a has-many whose rows have a fresh
+// field besides their keys.
+type hostileOrder struct {
+	ID    gormtype.HUID    `gorm:"primaryKey"`
+	Trace gormtype.SCRU128 `sortid:"auto"`
+	Lines []hostileLine    `gorm:"foreignKey:OrderID"`
+}
+
+type hostileLine struct {
+	ID      gormtype.HUID    `gorm:"primaryKey"`
+	OrderID gormtype.HUID    `gorm:"index"`
+	Trace   gormtype.SCRU128 `sortid:"auto"`
+	SKU     string           `gorm:"size:50"`
+}
+
+// TestGormHostileAssociationLeftOut: an Omit that leaves a filled column
+// of an association out (Omit("Lines.Trace")) would give the struct a
+// value no row has; the Create is refused naming the table and the
+// column, as a top-level Omit is, and stores nothing.
+func TestGormHostileAssociationLeftOut(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		for _, column := range []string{"trace", "id"} {
+			t.Run(column, func(t *testing.T) {
+				db := openUnitDB(t, d, "lo"+column+"_", &gorm.Config{}, gormtype.AutoID{})
+				resetTables(t, db, &hostileOrder{}, &hostileLine{})
+				o := hostileOrder{Lines: []hostileLine{{SKU: "a"}}}
+				err := db.Omit("Lines." + map[string]string{"trace": "Trace", "id": "ID"}[column]).Create(&o).Error
+				checkRefused(t, err, gormtype.ErrRefused, "lo"+column+"_hostile_lines", column)
+				checkCount(t, db, 0, "lo"+column+"_hostile_orders", "1 = 1")
+				checkCount(t, db, 0, "lo"+column+"_hostile_lines", "1 = 1")
+				if !o.ID.IsZero() || !o.Lines[0].ID.IsZero() || !o.Lines[0].Trace.IsZero() {
+					t.Errorf("order %s, line %s / %s after the refused Create; want zero", o.ID, o.Lines[0].ID, o.Lines[0].Trace)
+				}
+			})
+		}
+	})
+}
+
+type hostileBox struct {
+	ID    gormtype.HUID `gorm:"primaryKey"`
+	Items []hostileItem `gorm:"foreignKey:BoxID"`
+}
+
+type hostileItem struct {
+	ID    gormtype.HUID `gorm:"primaryKey"`
+	BoxID gormtype.HUID `gorm:"index"`
+	N     int
+	Note  string `gorm:"size:50"`
+}
+
+// TestGormHostileSplitKeepsOmit: a full save of associations mixing stored
+// and new rows, which AutoID splits, writes the stored rows with the
+// caller's Omit as GORM would: the omitted column keeps what another
+// session stored, the others are updated, and the new row is stored under
+// the key its struct holds.
+func TestGormHostileSplitKeepsOmit(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := openUnitDB(t, d, "split_", &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &hostileBox{}, &hostileItem{})
+		b := hostileBox{Items: []hostileItem{{N: 1, Note: "first"}}}
+		mustCreate(t, db, &b)
+		mustExecArgs(t, db, "UPDATE split_hostile_items SET n = 5 WHERE id = ?", b.Items[0].ID)
+		b.Items[0].Note = "edited"
+		b.Items = append(b.Items, hostileItem{N: 9, Note: "new"})
+		if err := db.Session(&gorm.Session{FullSaveAssociations: true}).Omit("Items.N").Save(&b).Error; err != nil {
+			t.Fatalf("Save: %v", err)
+		}
+		checkCount(t, db, 1, "split_hostile_items", "id = ? AND n = 5 AND note = 'edited'", b.Items[0].ID)
+		checkCount(t, db, 1, "split_hostile_items", "id = ? AND box_id = ? AND n IS NULL AND note = 'new'", b.Items[1].ID, b.ID)
+		checkCount(t, db, 2, "split_hostile_items", "1 = 1")
+	})
+}
+
+// hostileDerived's BeforeCreate sets its own key, over the one AutoID drew.
+type hostileDerived struct {
+	ID   gormtype.HUID `gorm:"primaryKey"`
+	Name string        `gorm:"size:50"`
+}
+
+func (h *hostileDerived) BeforeCreate(*gorm.DB) error {
+	h.ID = gormtype.HUID(1000 + len(h.Name))
+	return nil
+}
+
+// TestGormHostileHookSetsKey: when a hook replaces the key AutoID drew
+// and the hook's key is taken, the duplicate is the caller's, not a
+// collision: the Create fails with the unique violation, not ErrKeyTaken;
+// Transaction does not rerun it, OnCollision is not called, and the struct
+// keeps the hook's key.
+func TestGormHostileHookSetsKey(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		for _, retry := range []bool{false, true} {
+			t.Run(fmt.Sprintf("Transaction=%v", retry), func(t *testing.T) {
+				var log collisionLog
+				db := openUnitDB(t, d, "hook_key_", &gorm.Config{}, gormtype.AutoID{OnCollision: log.record})
+				resetTables(t, db, &hostileDerived{})
+				mustExec(t, db, "INSERT INTO hook_key_hostile_deriveds (id, name) VALUES (1003, 'abc')")
+				row, attempts := hostileDerived{Name: "xyz"}, 0
+				create := func(tx *gorm.DB) error { attempts++; return tx.Create(&row).Error }
+				var err error
+				if retry {
+					err = gormtype.Transaction(context.Background(), db, create)
+				} else {
+					err = create(db)
+				}
+				if !isUniqueViolation(err) || errors.Is(err, gormtype.ErrKeyTaken) || attempts != 1 {
+					t.Errorf("Create with the hook's taken key: %v after %d attempts; want the unique violation, not ErrKeyTaken, after 1", err, attempts)
+				}
+				if tables, _ := log.take(); len(tables) != 0 {
+					t.Errorf("OnCollision called for %v; want no call", tables)
+				}
+				if row.ID != 1003 {
+					t.Errorf("the row holds key %s; want the hook's 1003", row.ID)
+				}
+				checkCount(t, db, 1, "hook_key_hostile_deriveds", "1 = 1")
+			})
+		}
+	})
+}

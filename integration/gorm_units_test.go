@@ -66,7 +66,8 @@ func checkUnitUnset(t *testing.T, step string, accounts ...*unitAccount) {
 // TestGormUnitOtherContexts: fn's writes through tx under another context,
 // a session of it, a nested Transaction or a goroutine belong to the
 // attempt: their fields are unset before a rerun and when Transaction
-// returns an error, and each row is stored once.
+// returns an error, and each row is stored once. So are they when fn
+// panics; the panic goes on.
 func TestGormUnitOtherContexts(t *testing.T) {
 	t.Parallel()
 	type ctxKey struct{}
@@ -88,6 +89,10 @@ func TestGormUnitOtherContexts(t *testing.T) {
 		}},
 		{"tx.Session(NewDB)", func(_ context.Context, tx *gorm.DB, a *unitAccount) error {
 			return tx.Session(&gorm.Session{NewDB: true}).Create(a).Error
+		}},
+		{"tx.Session(PrepareStmt) twice", func(_ context.Context, tx *gorm.DB, a *unitAccount) error {
+			prepared := &gorm.Session{PrepareStmt: true} // each wraps the transaction once more
+			return tx.Session(prepared).Session(prepared).Create(a).Error
 		}},
 		{"nested Transaction on tx.WithContext", func(ctx context.Context, tx *gorm.DB, a *unitAccount) error {
 			return gormtype.Transaction(ctx, tx.WithContext(ctx), func(tx *gorm.DB) error { return tx.Create(a).Error })
@@ -754,6 +759,82 @@ func TestGormUnitRefuseUnreadableEngine(t *testing.T) {
 				checkNamed(t, db, "unit_engine_inno", victim, "victim")
 				checkCount(t, db, 1, "unit_engine_inno", "1 = 1")
 			})
+		}
+	}, "mysql")
+}
+
+// TestGormUnitPanicInFn: when fn panics after a Create, the transaction is
+// rolled back, the fields AutoID filled are unset, and the panic reaches
+// the caller.
+func TestGormUnitPanicInFn(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		_, db, _ := openUnitAccounts(t, d, "panic_")
+		a := unitAccount{Email: "a@x"}
+		recovered := func() (p any) {
+			defer func() { p = recover() }()
+			_ = gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+				if err := tx.Create(&a).Error; err != nil {
+					return err
+				}
+				panic("boom")
+			})
+			return nil
+		}()
+		if recovered != "boom" {
+			t.Errorf("recovered %v; want fn's panic", recovered)
+		}
+		checkUnitUnset(t, "after the panic", &a)
+		checkCount(t, db, 1, "panic_unit_accounts", "1 = 1")
+	})
+}
+
+// TestGormUnitMyISAMUpdateDelete: on MariaDB, a collision in a Transaction
+// after an Update or a Delete wrote to a MyISAM table is refused with
+// ErrRefused naming the table and InnoDB, not rerun: the write is done
+// once. With InnoDB the attempt is rerun.
+func TestGormUnitMyISAMUpdateDelete(t *testing.T) {
+	t.Parallel()
+	writes := map[string]func(tx *gorm.DB) error{
+		"Update": func(tx *gorm.DB) error {
+			return tx.Table("unit_counters").Where("id = 1").Update("n", gorm.Expr("n + 1")).Error
+		},
+		"Delete": func(tx *gorm.DB) error {
+			return tx.Table("unit_counters").Where("n < 0 OR id = 2").Delete(&struct{}{}).Error
+		},
+	}
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		for name, write := range writes {
+			for _, engine := range []string{"MyISAM", "InnoDB"} {
+				t.Run(name+"/"+engine, func(t *testing.T) {
+					src := &takenFirst{}
+					db := d.open(t, &gorm.Config{}, src.plugin(0))
+					mustExec(t, db, "CREATE TABLE unit_counters (id int PRIMARY KEY, n int) ENGINE="+engine,
+						"INSERT INTO unit_counters VALUES (1, 0), (2, 0)",
+						"CREATE TABLE unit_engine_inno (id bigint PRIMARY KEY, name varchar(50)) ENGINE=InnoDB")
+					victim := gormtype.NewHUID()
+					mustExecArgs(t, db, "INSERT INTO unit_engine_inno (id, name) VALUES (?, 'victim')", victim)
+					src.next(victim)
+					b, attempts := tableRow{Name: "b"}, 0
+					err := gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+						attempts++
+						if err := write(tx); err != nil {
+							return err
+						}
+						return tx.Table("unit_engine_inno").Create(&b).Error
+					})
+					src.checkDrawn(t)
+					if engine == "MyISAM" {
+						checkRefused(t, err, gormtype.ErrRefused, "unit_counters", "InnoDB")
+						if attempts != 1 || !b.ID.IsZero() {
+							t.Errorf("fn ran %d times, the row holds key %s; want once, zero", attempts, b.ID)
+						}
+					} else if err != nil || attempts != 2 {
+						t.Errorf("Transaction: %v after %d attempts; want nil after 2", err, attempts)
+					}
+					checkCount(t, db, 1, "unit_counters", map[string]string{"Update": "n = 1", "Delete": "1 = 1"}[name])
+				})
+			}
 		}
 	}, "mysql")
 }
