@@ -74,7 +74,7 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 		db.Callback().Update().After("*").Register("sortid:updated", updated),
 		db.Callback().Query().Before("gorm:query").Register("sortid:keys", bindKeys),
 		db.Callback().Delete().Before("gorm:delete").Register("sortid:keys", bindKeys),
-		db.Callback().Delete().After("gorm:delete").Register("sortid:deleted", wrote),
+		db.Callback().Delete().After("gorm:delete").Register("sortid:deleted", deleted),
 		db.Callback().Row().Before("gorm:row").Register("sortid:keys", bindKeys),
 	} {
 		if err != nil {
@@ -141,7 +141,7 @@ func rawCreate(create func(*gorm.DB)) func(*gorm.DB) {
 		}
 		create(db)
 		db.Config = cfg
-		wrote(db)
+		wrote(db, l.unit)
 		if l.own != nil {
 			l.own.raw, l.own.inserted, db.Error = db.Error, db.Error == nil, nil
 			db.AddError(l.own.raw)
@@ -211,17 +211,17 @@ func update(db *gorm.DB) {
 func updated(db *gorm.DB) {
 	if l := linkOf(db); l != nil {
 		l.open = false
+		wrote(db, l.unit)
 	}
-	wrote(db)
 }
 
-// wrote records the table a statement wrote rows to in its unit, for the
-// engine check of a MySQL collision.
-func wrote(db *gorm.DB) {
-	if db.Dialector.Name() != "mysql" || db.Error != nil || db.RowsAffected == 0 {
-		return
-	}
-	if u := unitOf(db.Statement.ConnPool); u != nil {
+// deleted records what a Delete wrote.
+func deleted(db *gorm.DB) { wrote(db, unitOf(db.Statement.ConnPool)) }
+
+// wrote records in u the table a statement wrote rows to, for the engine
+// check of a MySQL collision.
+func wrote(db *gorm.DB, u *unit) {
+	if u != nil && db.Dialector.Name() == "mysql" && db.Error == nil && db.RowsAffected > 0 {
 		u.record(nil, tableName(db.Statement), false)
 	}
 }

@@ -96,7 +96,7 @@ type filledColumn struct {
 }
 
 // holds reports whether the j-th field still holds the ID drawn for it:
-// a hook, or GORM setting a foreign key, may have put another there.
+// a hook may have put another there.
 func (c *filledColumn) holds(j int) bool {
 	if c.drawn == nil { // the draw failed: unset what it readied
 		return true

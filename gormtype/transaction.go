@@ -41,7 +41,7 @@ func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, o
 			u, leave = enter(tx.Statement.ConnPool)
 			defer func() {
 				leave()
-				if p := recover(); p != nil { // GORM rolls back, and panics on
+				if p := recover(); p != nil { // GORM rolls back on the way out
 					u.reset()
 					panic(p)
 				}

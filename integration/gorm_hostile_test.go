@@ -339,22 +339,32 @@ type hostileLine struct {
 	SKU     string           `gorm:"size:50"`
 }
 
-// TestGormHostileAssociationLeftOut: an Omit that leaves a filled column
-// of an association out (Omit("Lines.Trace")) would give the struct a
+// TestGormHostileAssociationLeftOut: an Omit or Select that leaves a
+// filled column of an association out (Omit("Lines.Trace")) would give the struct a
 // value no row has; the Create is refused naming the table and the
 // column, as a top-level Omit is, and stores nothing.
 func TestGormHostileAssociationLeftOut(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
-		for _, column := range []string{"trace", "id"} {
-			t.Run(column, func(t *testing.T) {
-				db := openUnitDB(t, d, "lo"+column+"_", &gorm.Config{}, gormtype.AutoID{})
+		for _, c := range []struct {
+			name, column string
+			scope        func(*gorm.DB) *gorm.DB
+		}{
+			{"omit-trace", "trace", func(db *gorm.DB) *gorm.DB { return db.Omit("Lines.Trace") }},
+			{"omit-id", "id", func(db *gorm.DB) *gorm.DB { return db.Omit("Lines.ID") }},
+			{"select-without-trace", "trace", func(db *gorm.DB) *gorm.DB {
+				return db.Select("ID", "Trace", "Lines", "Lines.ID", "Lines.OrderID", "Lines.SKU")
+			}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				prefix := "lo" + strings.ReplaceAll(c.name, "-", "") + "_"
+				db := openUnitDB(t, d, prefix, &gorm.Config{}, gormtype.AutoID{})
 				resetTables(t, db, &hostileOrder{}, &hostileLine{})
 				o := hostileOrder{Lines: []hostileLine{{SKU: "a"}}}
-				err := db.Omit("Lines." + map[string]string{"trace": "Trace", "id": "ID"}[column]).Create(&o).Error
-				checkRefused(t, err, gormtype.ErrRefused, "lo"+column+"_hostile_lines", column)
-				checkCount(t, db, 0, "lo"+column+"_hostile_orders", "1 = 1")
-				checkCount(t, db, 0, "lo"+column+"_hostile_lines", "1 = 1")
+				err := c.scope(db).Create(&o).Error
+				checkRefused(t, err, gormtype.ErrRefused, prefix+"hostile_lines", c.column)
+				checkCount(t, db, 0, prefix+"hostile_orders", "1 = 1")
+				checkCount(t, db, 0, prefix+"hostile_lines", "1 = 1")
 				if !o.ID.IsZero() || !o.Lines[0].ID.IsZero() || !o.Lines[0].Trace.IsZero() {
 					t.Errorf("order %s, line %s / %s after the refused Create; want zero", o.ID, o.Lines[0].ID, o.Lines[0].Trace)
 				}
