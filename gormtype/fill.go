@@ -113,8 +113,12 @@ func (c *filledColumn) holds(j int) bool {
 // [ErrRefused] for a row passed by value, whose fields it cannot fill.
 func collect(stmt *gorm.Statement, fields []*schema.Field) (*filled, error) {
 	f := &filled{table: tableName(stmt), cols: make([]filledColumn, len(fields))}
+	rows := 1
+	if k := stmt.ReflectValue.Kind(); k == reflect.Slice || k == reflect.Array {
+		rows = stmt.ReflectValue.Len()
+	}
 	for i, field := range fields {
-		f.cols[i] = filledColumn{name: field.DBName, scheme: schemeOf(field.FieldType)}
+		f.cols[i] = filledColumn{name: field.DBName, scheme: schemeOf(field.FieldType), fields: make([]reflect.Value, 0, rows)}
 	}
 	var err error
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {

@@ -58,8 +58,9 @@ type generators struct {
 	scru func() (idtype.SCRU128, error)
 }
 
-// freshHUIDs sorts the HUIDs it draws, so that a batch appends at the right
-// edge of the primary-key index in the order of the caller's slice.
+// freshHUIDs draws ascending HUIDs (FillHUIDs sorts them), so that a batch
+// appends at the right edge of the primary-key index in the order of the
+// caller's slice.
 func freshHUIDs(g generators, dst []reflect.Value) (_ any, err error) {
 	ids := make([]idtype.HUID, len(dst))
 	if g.huid == nil {
@@ -68,7 +69,9 @@ func freshHUIDs(g generators, dst []reflect.Value) (_ any, err error) {
 	for i := 0; g.huid != nil && i < len(ids) && err == nil; i++ {
 		ids[i], err = g.huid()
 	}
-	slices.Sort(ids)
+	if g.huid != nil {
+		slices.Sort(ids)
+	}
 	for i := 0; err == nil && i < len(ids); i++ {
 		dst[i].SetInt(int64(ids[i]))
 	}
