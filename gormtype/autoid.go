@@ -142,9 +142,12 @@ func rawCreate(create func(*gorm.DB)) func(*gorm.DB) {
 		create(db)
 		db.Config = cfg
 		wrote(db, l.unit)
-		if l.own != nil {
-			l.own.raw, l.own.inserted, db.Error = db.Error, db.Error == nil, nil
-			db.AddError(l.own.raw)
+		if f := l.own; f != nil {
+			f.raw, f.inserted, db.Error = db.Error, db.Error == nil, nil
+			if f.inserted && f.returning {
+				f.readBack()
+			}
+			db.AddError(f.raw)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package gormtype
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -56,6 +57,8 @@ func between(db *gorm.DB, column string, s *scheme, from, to time.Time) *gorm.DB
 	lo, hi, err := s.bounds(from, to)
 	if err != nil {
 		return addError(db, fmt.Errorf("gormtype: Between(%q): %w", column, err))
+	} else if reflect.ValueOf(lo).IsZero() { // from the epoch: a zero ID binds as ErrZeroID
+		return db.Where(clause.Expr{SQL: "? <= ?", Vars: []any{clause.Column{Name: column}, hi}})
 	}
 	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
 }

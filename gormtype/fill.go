@@ -81,11 +81,12 @@ func isZeroID(fv reflect.Value) bool {
 // filled is what AutoID filled in one Create: per column, the unset
 // fields in row order, what to zero to unset them again, and the IDs.
 type filled struct {
-	table    string
-	rows     int
-	cols     []filledColumn
-	inserted bool  // its INSERT succeeded
-	raw      error // its INSERT's error, untranslated
+	table     string
+	rows      int
+	cols      []filledColumn
+	returning bool  // an upsert's RETURNING replaces the IDs drawn
+	inserted  bool  // its INSERT succeeded
+	raw       error // its INSERT's error, untranslated
 }
 
 type filledColumn struct {
@@ -101,12 +102,30 @@ func (c *filledColumn) holds(j int) bool {
 	if c.drawn == nil { // the draw failed: unset what it readied
 		return true
 	}
-	id := reflect.Indirect(c.fields[j])
+	id, drawn := idIn(c.fields[j]), reflect.ValueOf(c.drawn).Index(j)
+	return id.IsValid() && id.Equal(drawn.Convert(id.Type()))
+}
+
+// readBack takes the IDs an upsert read back for the drawn ones, which a
+// rollback undoes as well: the row it updated may be this unit's.
+func (f *filled) readBack() {
+	for _, c := range f.cols {
+		drawn := reflect.ValueOf(c.drawn)
+		for j, fv := range c.fields {
+			if id := idIn(fv); id.IsValid() {
+				drawn.Index(j).Set(id.Convert(drawn.Type().Elem()))
+			}
+		}
+	}
+}
+
+// idIn returns the ID in an ID field, or an invalid Value for a nil pointer.
+func idIn(fv reflect.Value) reflect.Value {
+	id := reflect.Indirect(fv)
 	if id.Kind() == reflect.Struct { // Null[T]{V, Valid}
 		id = id.Field(0)
 	}
-	drawn := reflect.ValueOf(c.drawn).Index(j)
-	return id.IsValid() && id.Equal(drawn.Convert(id.Type()))
+	return id
 }
 
 // collect finds the unset auto fields of the statement's rows. It returns

@@ -43,19 +43,20 @@ type idNull interface {
 	json.Unmarshaler
 }
 
-// decode runs f, Scan or UnmarshalJSON, on the idtype.Null of V's type.
+// decode runs f, Scan or UnmarshalJSON, on the idtype.Null of V's type;
+// on error n keeps its value, as idtype.Null does.
 func (n *Null[T]) decode(f func(idNull) error) (err error) {
 	switch v := any(&n.V).(type) {
 	case *HUID:
-		var m idtype.NullHUID
+		m := idtype.NullHUID{V: idtype.HUID(*v), Valid: n.Valid}
 		err = f(&m)
 		*v, n.Valid = HUID(m.V), m.Valid
 	case *SCRU128:
-		var m idtype.NullSCRU128
+		m := idtype.NullSCRU128{V: idtype.SCRU128(*v), Valid: n.Valid}
 		err = f(&m)
 		*v, n.Valid = SCRU128(m.V), m.Valid
 	case *SCRU128Bytes:
-		var m idtype.NullSCRU128Bytes
+		m := idtype.NullSCRU128Bytes{V: idtype.SCRU128Bytes(*v), Valid: n.Valid}
 		err = f(&m)
 		*v, n.Valid = SCRU128Bytes(m.V), m.Valid
 	}

@@ -166,3 +166,34 @@ func TestNullForeignKeyAndBetween(t *testing.T) {
 		}
 	}
 }
+
+// TestNullKeepsItsValueOnError: a Scan or UnmarshalJSON that fails leaves
+// the Null as it was, as idtype.Null does, for every V type.
+func TestNullKeepsItsValueOnError(t *testing.T) {
+	t.Parallel()
+	s := idtype.MustParseSCRU128("00QBTG0FERFTCCNFISUBO489DI")
+	for _, c := range []struct {
+		name string
+		n    interface {
+			Scan(any) error
+			UnmarshalJSON([]byte) error
+		}
+	}{
+		{"NullHUID", &gormtype.NullHUID{V: gormtype.HUID(258037077), Valid: true}},
+		{"NullSCRU128", &gormtype.NullSCRU128{V: gormtype.SCRU128(s), Valid: true}},
+		{"NullSCRU128Bytes", &gormtype.NullSCRU128Bytes{V: gormtype.SCRU128Bytes(s), Valid: true}},
+	} {
+		before := reflect.ValueOf(c.n).Elem().Interface()
+		for name, decode := range map[string]func() error{
+			"Scan":          func() error { return c.n.Scan("bad") },
+			"UnmarshalJSON": func() error { return c.n.UnmarshalJSON([]byte(`"bad"`)) },
+		} {
+			if err := decode(); err == nil {
+				t.Errorf("%s.%s of bad input: no error", c.name, name)
+			}
+			if after := reflect.ValueOf(c.n).Elem().Interface(); after != before {
+				t.Errorf("%s.%s failed and changed %+v to %+v", c.name, name, before, after)
+			}
+		}
+	}
+}

@@ -80,33 +80,23 @@ func checkStatement(db *gorm.DB, f *filled) error {
 		returning.Columns = append(returning.Columns, clause.Column{Name: n})
 	}
 	stmt.AddClause(returning)
+	f.returning = true
 	return nil
 }
 
-// zeroField is a field of a gormtype ID type that is zero in some rows.
-type zeroField struct {
-	*schema.Field
-	set int // the rows in which it is set
-}
-
-// zeroFields returns the ID fields (not Null) that keep admits and that
-// are zero in some of the statement's rows.
-func zeroFields(stmt *gorm.Statement, keep func(*schema.Field) bool) (zero []zeroField) {
+// zeroFields returns the ID fields (not Null or pointers, whose NULL is a
+// value) that keep admits and that are zero in some of the statement's rows.
+func zeroFields(stmt *gorm.Statement, keep func(*schema.Field) bool) (zero []*schema.Field) {
 	for _, f := range stmt.Schema.Fields {
 		if s := schemeOf(f.FieldType); s == nil || f.FieldType != s.typ || f.DBName == "" || !keep(f) {
 			continue
 		}
-		z := zeroField{Field: f}
-		unset := 0
+		unset := false
 		eachRow(stmt.ReflectValue, func(row reflect.Value) {
-			if isZeroID(f.ReflectValueOf(stmt.Context, row)) {
-				unset++
-			} else {
-				z.set++
-			}
+			unset = unset || isZeroID(f.ReflectValueOf(stmt.Context, row))
 		})
-		if unset > 0 {
-			zero = append(zero, z)
+		if unset {
+			zero = append(zero, f)
 		}
 	}
 	return zero
@@ -200,29 +190,39 @@ func asID(f *schema.Field, v any) (any, error) {
 // splitStored readies a statement saving associations, which GORM sends as
 // an upsert on the primary key that a fresh key would turn into an update
 // of another row: the new rows (a key is unset) stay as a plain INSERT,
-// the stored ones go apart through GORM's upsert (see [attachStored]). It
-// reports whether a row is new.
+// once each when rows share one (two pets, one new owner), the stored
+// ones go apart through GORM's upsert (see [checkStored]). It reports
+// whether a row is new.
 func splitStored(db *gorm.DB) (bool, error) {
 	stmt := db.Statement
 	var news, stored []reflect.Value
-	byValue := false
+	byValue, shared, seen := false, false, map[uintptr]bool{}
 	eachRow(stmt.ReflectValue, func(row reflect.Value) {
+		if byValue = byValue || !row.CanAddr(); !byValue {
+			p := row.Addr().Pointer()
+			if shared = shared || seen[p]; seen[p] {
+				return
+			}
+			seen[p] = true
+		}
 		if slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool { return isZeroID(f.ReflectValueOf(stmt.Context, row)) }) {
 			news = append(news, row)
 		} else {
 			stored = append(stored, row)
 		}
-		byValue = byValue || !row.CanAddr()
 	})
 	if len(news) == 0 {
-		return false, attachStored(stmt)
+		return false, checkStored(stmt)
 	}
 	upsert := stmt.Clauses["ON CONFLICT"].Expression
 	delete(stmt.Clauses, "ON CONFLICT")
-	if len(stored) == 0 || byValue { // collect refuses rows by value
+	if byValue || len(stored) == 0 && !shared { // collect refuses rows by value
 		return true, nil
 	}
 	stmt.ReflectValue = pointers(news)
+	if len(stored) == 0 {
+		return true, nil
+	}
 	tx := db.Session(&gorm.Session{NewDB: true, SkipHooks: stmt.SkipHooks}).Set(linkKey, linkOf(db)).Clauses(upsert)
 	if len(stmt.Selects) > 0 {
 		tx = tx.Select(stmt.Selects)
@@ -238,18 +238,16 @@ func pointers(rows []reflect.Value) reflect.Value {
 	return s
 }
 
-// attachStored leaves the ID columns zero in every row out of GORM's DO
-// NOTHING upsert of rows given by key; else zero ones are [ErrZeroID].
-func attachStored(stmt *gorm.Statement) error {
-	oc, _ := stmt.Clauses["ON CONFLICT"].Expression.(clause.OnConflict)
-	for _, z := range zeroFields(stmt, func(f *schema.Field) bool { return !f.PrimaryKey }) {
-		if !oc.DoNothing || z.set > 0 {
-			return fmt.Errorf("%w: GORM saves %s rows given by their keys, and would write their zero %s over the stored one (or store it in a row); load the rows (db.First), or set %s",
-				ErrZeroID, stmt.Schema.Name, z.Name, z.Name)
-		}
-		stmt.Omits = append(stmt.Omits, z.DBName)
+// checkStored returns [ErrZeroID] for an association's row given by key
+// with a zero ID field: GORM's upsert would write it over the stored one,
+// or store a row that is not there yet with NULL in it.
+func checkStored(stmt *gorm.Statement) error {
+	zero := zeroFields(stmt, func(f *schema.Field) bool { return !f.PrimaryKey })
+	if len(zero) == 0 {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would store their zero %s (a NULL in a row not yet stored); to attach a stored row set the foreign key field instead of the association, or load the row (db.First); for a new row leave its key unset, and AutoID fills both",
+		ErrZeroID, stmt.Schema.Name, zero[0].Name)
 }
 
 // aside is a session on the statement's connection for AutoID's own

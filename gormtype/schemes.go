@@ -26,7 +26,7 @@ var schemes = []scheme{
 		reflect.TypeFor[idtype.HUID](), reflect.TypeFor[idtype.NullHUID](), freshHUIDs,
 		func(from, to time.Time) (any, any, error) {
 			lo, hi, err := idtype.HUIDRange(from, to)
-			return lo, hi, err // idtype.HUID binds 0 too: a window from the epoch
+			return HUID(lo), HUID(hi), err
 		}},
 	{"SCRU128", reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128](),
 		reflect.TypeFor[idtype.SCRU128](), reflect.TypeFor[idtype.NullSCRU128](), freshSCRU128s[SCRU128], bounds128[SCRU128]},

@@ -60,7 +60,7 @@ func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, o
 		if !errors.Is(err, ErrKeyTaken) {
 			return err
 		} else if attempt > retries {
-			return fmt.Errorf("gormtype: Transaction ran %d times: %w", attempt, err)
+			return fmt.Errorf("gormtype: Transaction's attempt %d of %d failed: %w", attempt, max(retries, 0)+1, err)
 		}
 	}
 }

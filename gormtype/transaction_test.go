@@ -195,7 +195,7 @@ func TestTransactionResetsEveryFill(t *testing.T) {
 				}
 				return tx.Create(&p).Error
 			})
-			checkRefused(t, err, gormtype.ErrKeyTaken, "purchases", "2 times")
+			checkRefused(t, err, gormtype.ErrKeyTaken, "purchases", "attempt 2 of 2")
 			src.checkDrawn(t, "purchases", 2)
 			if attempts != 2 {
 				t.Errorf("%d attempts, want 2 (Retries 1)", attempts)

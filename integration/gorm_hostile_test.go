@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/sortid/sortid/gormtype"
 )
@@ -305,23 +306,88 @@ type hostilePet struct {
 
 func (hostilePet) TableName() string { return "hostile_pets" }
 
-// TestGormHostileAttachByKey: a pet created with its stored owner given by
-// key only (Owner: &hostileOwner{ID: id}) is stored as that owner's, and
-// the owner is left as it was; the owner's zero ID fields are not bound.
+// TestGormHostileAttachByKey: an association's row given by key with an
+// unset ID field (Owner: &hostileOwner{ID: id}) is refused with ErrZeroID
+// naming the field and the foreign key, whether that row is stored or not
+// (GORM's upsert would store NULL for it), and nothing is stored. Given
+// with every ID field set it is stored as given, and the foreign key
+// (OwnerID) attaches the stored row.
 func TestGormHostileAttachByKey(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
 		resetTables(t, db, &hostileOwner{}, &hostilePet{})
 		owner := hostileOwner{Boss: gormtype.NewHUID(), Name: "owner"}
 		mustCreate(t, db, &owner)
-		pet := hostilePet{Name: "rex", Owner: &hostileOwner{ID: owner.ID}}
-		if err := db.Create(&pet).Error; err != nil {
-			t.Fatalf("Create with the owner given by key: %v", err)
+		for _, given := range []hostileOwner{{ID: owner.ID}, {ID: gormtype.NewHUID(), Boss: gormtype.NewHUID(), Name: "new"}} {
+			pet := hostilePet{Name: "rex", Owner: &given}
+			checkRefused(t, db.Create(&pet).Error, gormtype.ErrZeroID, "hostileOwner", "Trace", "foreign key")
 		}
-		checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", pet.ID, owner.ID)
-		checkStored(t, db, owner.ID, owner)
+		checkCount(t, db, 0, "hostile_pets", "1 = 1")
 		checkCount(t, db, 1, "hostile_owners", "1 = 1")
+		byForeignKey := hostilePet{Name: "rex", OwnerID: owner.ID}
+		mustCreate(t, db, &byForeignKey)
+		newOwner := hostileOwner{ID: gormtype.NewHUID(), Trace: gormtype.NewSCRU128(), Boss: gormtype.NewHUID(), Name: "new"}
+		given := hostilePet{Name: "max", Owner: &newOwner}
+		mustCreate(t, db, &given)
+		checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", byForeignKey.ID, owner.ID)
+		checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", given.ID, newOwner.ID)
+		checkStored(t, db, owner.ID, owner)
+		checkStored(t, db, newOwner.ID, newOwner)
 	})
+}
+
+// TestGormHostileSharedNewOwner: two new pets sharing one new owner (GORM
+// lists it once per pet) store that owner once, and both hold its key.
+func TestGormHostileSharedNewOwner(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &hostileOwner{}, &hostilePet{})
+		owner := &hostileOwner{Boss: gormtype.NewHUID(), Name: "shared"}
+		pets := []hostilePet{{Name: "a", Owner: owner}, {Name: "b", Owner: owner}}
+		if err := db.Create(&pets).Error; err != nil {
+			t.Fatalf("Create of two pets sharing a new owner: %v", err)
+		}
+		checkCount(t, db, 1, "hostile_owners", "1 = 1")
+		checkStored(t, db, owner.ID, *owner)
+		for _, p := range pets {
+			if p.OwnerID != owner.ID {
+				t.Errorf("pet %s holds owner %s; the owner is %s", p.Name, p.OwnerID, owner.ID)
+			}
+			checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", p.ID, owner.ID)
+		}
+	})
+}
+
+// TestGormHostileUpsertReadBackUnset: the key an upsert read back from a
+// row inserted earlier in the same attempt is unset when the attempt
+// fails, like every key AutoID filled: no row has it any more.
+func TestGormHostileUpsertReadBackUnset(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &upsertAccount{})
+		onEmail := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
+		failed := errors.New("a later step failed")
+		var a, b upsertAccount
+		err := gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+			a, b = upsertAccount{Email: "x@x", Name: "a"}, upsertAccount{Email: "x@x", Name: "b"}
+			if err := tx.Create(&a).Error; err != nil {
+				return err
+			}
+			if err := tx.Clauses(onEmail).Create(&b).Error; err != nil {
+				return err
+			} else if b.ID != a.ID {
+				return fmt.Errorf("the upsert read back key %s; want the stored %s", b.ID, a.ID)
+			}
+			return failed
+		})
+		if !errors.Is(err, failed) {
+			t.Fatalf("Transaction: %v; want %v", err, failed)
+		}
+		if !a.ID.IsZero() || !b.ID.IsZero() {
+			t.Errorf("after the rollback the structs hold keys %s and %s; want both unset", a.ID, b.ID)
+		}
+		checkCount(t, db, 0, "upsert_accounts", "1 = 1")
+	}, "postgres", "sqlite")
 }
 
 // hostileOrder and hostileLine are a has-many whose rows have a fresh

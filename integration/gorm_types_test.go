@@ -16,6 +16,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/sortid/sortid/gormtype"
+	"github.com/sortid/sortid/idtype"
 )
 
 type typesAuthor struct {
@@ -238,6 +239,30 @@ func checkBetween(t *testing.T, db *gorm.DB) {
 	var books []typesBook
 	if err := db.Scopes(gormtype.Between("types_books.id", from.Add(-time.Hour), to)).Find(&books).Error; err != nil || len(books) != 3 {
 		t.Errorf("Between on a SCRU128 key = %d rows, %v; want the 3 books", len(books), err)
+	}
+	checkBetweenFromEpoch(t, db, to)
+}
+
+// checkBetweenFromEpoch: a window from the first millisecond of each ID
+// type (whose lowest ID is the zero one, never bound) finds every row.
+func checkBetweenFromEpoch(t *testing.T, db *gorm.DB, to time.Time) {
+	scru128Epoch := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		model any
+		from  time.Time
+	}{
+		{&typesTag{}, time.UnixMilli(idtype.HUIDEpochMillis)},
+		{&typesBook{}, scru128Epoch},
+		{&typesProfile{}, scru128Epoch},
+	} {
+		var all, found int64
+		err := db.Model(c.model).Count(&all).Error
+		if err == nil {
+			err = db.Model(c.model).Scopes(gormtype.Between("id", c.from, to.Add(time.Hour))).Count(&found).Error
+		}
+		if err != nil || found != all || all == 0 {
+			t.Errorf("Between(id) on %T from %s = %d rows, %v; want all %d", c.model, c.from, found, err, all)
+		}
 	}
 }
 
