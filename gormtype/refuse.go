@@ -246,8 +246,8 @@ func checkStored(stmt *gorm.Statement) error {
 	if len(zero) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would store their zero %s (a NULL in a row not yet stored); to attach a stored row set the foreign key field instead of the association, or load the row (db.First); for a new row leave its key unset, and AutoID fills both",
-		ErrZeroID, stmt.Schema.Name, zero[0].Name)
+	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would write a zero %s (as NULL into a row not there yet, or over the stored one); to attach a stored row set the foreign key field instead of the association; for a new row set %s, or leave its key unset too and AutoID fills both",
+		ErrZeroID, stmt.Schema.Name, zero[0].Name, zero[0].Name)
 }
 
 // aside is a session on the statement's connection for AutoID's own
