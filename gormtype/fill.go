@@ -107,13 +107,17 @@ func (c *filledColumn) holds(j int) bool {
 }
 
 // readBack takes the IDs an upsert read back for the drawn ones, which a
-// rollback undoes as well: the row it updated may be this unit's.
+// rollback undoes as well: the row it updated may be this unit's. GORM
+// scans into a new pointer, so undo follows a pointer that was not nil.
 func (f *filled) readBack() {
 	for _, c := range f.cols {
 		drawn := reflect.ValueOf(c.drawn)
 		for j, fv := range c.fields {
 			if id := idIn(fv); id.IsValid() {
 				drawn.Index(j).Set(id.Convert(drawn.Type().Elem()))
+			}
+			if fv.Kind() == reflect.Pointer && c.undo[j].Kind() != reflect.Pointer && !fv.IsNil() {
+				c.undo[j] = fv.Elem()
 			}
 		}
 	}

@@ -1,0 +1,283 @@
+package integration_test
+
+// The split suite: GORM saves an association's rows as one upsert on the
+// key, which AutoID splits into a plain INSERT of the new rows (stored once
+// each) and GORM's upsert of the stored ones; the stored rows are saved as
+// GORM saves them, and rows given by key are stored or refused by name.
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/sortid/sortid/gormtype"
+)
+
+type splitDoc struct {
+	ID    gormtype.HUID `gorm:"primaryKey"`
+	Name  string        `gorm:"size:50"`
+	Lines []splitLine   `gorm:"foreignKey:DocID"`
+}
+
+func (splitDoc) TableName() string { return "split_docs" }
+
+type splitLine struct {
+	ID        gormtype.HUID `gorm:"primaryKey"`
+	DocID     gormtype.HUID
+	Item      string `gorm:"size:50"`
+	Actor     string `gorm:"size:50"`
+	UpdatedAt time.Time
+}
+
+func (splitLine) TableName() string { return "split_lines" }
+
+// BeforeSave reads a setting the caller gave with db.Set.
+func (l *splitLine) BeforeSave(tx *gorm.DB) error {
+	if v, ok := tx.Get("actor"); ok {
+		l.Actor = v.(string)
+	}
+	return nil
+}
+
+// TestGormSplitKeepsSettings: a full save of a loaded document with a new
+// line saves the stored line as GORM does without the new one: its hook
+// sees the caller's db.Set, and its struct gets the UpdatedAt stored.
+func TestGormSplitKeepsSettings(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &splitDoc{}, &splitLine{})
+		doc := splitDoc{Name: "d", Lines: []splitLine{{Item: "old"}}}
+		mustCreate(t, db, &doc)
+		var loaded splitDoc
+		if err := db.Preload("Lines").First(&loaded, "id = ?", doc.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		before := loaded.Lines[0].UpdatedAt
+		time.Sleep(5 * time.Millisecond)
+		loaded.Lines[0].Item = "edited"
+		loaded.Lines = append(loaded.Lines, splitLine{Item: "new"})
+		if err := db.Session(&gorm.Session{FullSaveAssociations: true}).Set("actor", "alice").Save(&loaded).Error; err != nil {
+			t.Fatalf("Save: %v", err)
+		}
+		checkCount(t, db, 1, "split_lines", "id = ? AND item = 'edited' AND actor = 'alice'", doc.Lines[0].ID)
+		checkCount(t, db, 1, "split_lines", "id = ? AND item = 'new' AND actor = 'alice'", loaded.Lines[1].ID)
+		if !loaded.Lines[0].UpdatedAt.After(before) {
+			t.Errorf("the stored line's struct kept UpdatedAt %v; the Save stored a later one", before)
+		}
+	})
+}
+
+type splitOwner struct {
+	ID   gormtype.HUID `gorm:"primaryKey"`
+	Name string        `gorm:"size:50"`
+	Pets []*splitPet   `gorm:"foreignKey:OwnerID"`
+}
+
+func (splitOwner) TableName() string { return "split_owners" }
+
+type splitPet struct {
+	ID      gormtype.HUID `gorm:"primaryKey"`
+	OwnerID gormtype.NullHUID
+	Owner   *splitOwner
+	Name    string `gorm:"size:50"`
+}
+
+func (splitPet) TableName() string { return "split_pets" }
+
+// TestGormSplitCycle: an owner created with a stored pet and a new one,
+// both pointing back to it, is saved once: GORM's guard against saving
+// associations in a circle still holds for the stored rows.
+func TestGormSplitCycle(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &splitOwner{}, &splitPet{})
+		stored := splitPet{Name: "stored"}
+		mustCreate(t, db, &stored)
+		owner := &splitOwner{Name: "o"}
+		stored.Owner = owner
+		owner.Pets = []*splitPet{&stored, {Name: "new", Owner: owner}}
+		done := make(chan error, 1)
+		go func() { done <- db.Create(owner).Error }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("Create of an owner whose pets point back to it did not return")
+		}
+		checkCount(t, db, 1, "split_owners", "1 = 1")
+		checkCount(t, db, 2, "split_pets", "owner_id = ?", owner.ID)
+	})
+}
+
+type splitSlotDoc struct {
+	ID    gormtype.HUID   `gorm:"primaryKey"`
+	Lines []splitSlotLine `gorm:"foreignKey:DocID"`
+}
+
+func (splitSlotDoc) TableName() string { return "split_slot_docs" }
+
+type splitSlotLine struct {
+	Slot  int           `gorm:"primaryKey;autoIncrement:false"`
+	ID    gormtype.HUID `gorm:"primaryKey"`
+	DocID gormtype.HUID
+	Item  string `gorm:"size:50"`
+}
+
+func (splitSlotLine) TableName() string { return "split_slot_lines" }
+
+// TestGormSplitCompositeKey: a stored line whose composite key has a zero
+// part AutoID does not fill (Slot 0) is a stored row, saved by GORM's
+// upsert beside a new line, with and without FullSaveAssociations.
+func TestGormSplitCompositeKey(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		for _, full := range []bool{false, true} {
+			resetTables(t, db, &splitSlotDoc{}, &splitSlotLine{})
+			doc := splitSlotDoc{Lines: []splitSlotLine{{Slot: 0, Item: "old"}}}
+			mustCreate(t, db, &doc)
+			var loaded splitSlotDoc
+			if err := db.Preload("Lines").First(&loaded, "id = ?", doc.ID).Error; err != nil {
+				t.Fatal(err)
+			}
+			loaded.Lines[0].Item = "edited"
+			loaded.Lines = append(loaded.Lines, splitSlotLine{Slot: 1, Item: "new"})
+			if err := db.Session(&gorm.Session{FullSaveAssociations: full}).Save(&loaded).Error; err != nil {
+				t.Fatalf("FullSaveAssociations=%v: Save: %v", full, err)
+			}
+			want := map[bool]string{true: "edited", false: "old"}[full]
+			checkCount(t, db, 1, "split_slot_lines", "slot = 0 AND id = ? AND item = ?", doc.Lines[0].ID, want)
+			checkCount(t, db, 1, "split_slot_lines", "slot = 1 AND id = ? AND item = 'new'", loaded.Lines[1].ID)
+		}
+	})
+}
+
+type splitTag struct {
+	ID   gormtype.HUID `gorm:"primaryKey"`
+	Name string        `gorm:"size:50"`
+}
+
+func (splitTag) TableName() string { return "split_tags" }
+
+type splitPost struct {
+	ID   gormtype.HUID `gorm:"primaryKey"`
+	Tags []*splitTag   `gorm:"many2many:split_post_tags"`
+}
+
+func (splitPost) TableName() string { return "split_posts" }
+
+// TestGormSplitSharedNewTag: a new tag shared by two new posts is stored
+// once with a join row for each post, also when its key is taken and
+// Transaction runs the Create again.
+func TestGormSplitSharedNewTag(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		src := &takenFirst{}
+		db := d.open(t, &gorm.Config{}, src.plugin(0))
+		resetTables(t, db, &splitPost{}, &splitTag{}, "split_post_tags")
+		other := splitTag{ID: gormtype.NewHUID(), Name: "other"}
+		mustCreate(t, db, &other)
+		tag := &splitTag{Name: "shared"}
+		posts := []splitPost{{Tags: []*splitTag{tag}}, {Tags: []*splitTag{tag}}}
+		src.next(0, 0, other.ID) // the posts' keys, then the tag's is taken
+		attempts := 0
+		err := gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+			attempts++
+			return tx.Create(&posts).Error
+		})
+		if err != nil || attempts != 2 {
+			t.Fatalf("Transaction: %v after %d attempts; want success after 2", err, attempts)
+		}
+		src.checkDrawn(t)
+		checkCount(t, db, 1, "split_tags", "id = ? AND name = 'shared'", tag.ID)
+		checkCount(t, db, 2, "split_tags", "1 = 1")
+		for _, p := range posts {
+			checkCount(t, db, 1, "split_post_tags", "split_post_id = ? AND split_tag_id = ?", p.ID, tag.ID)
+		}
+		checkCount(t, db, 2, "split_post_tags", "1 = 1")
+	})
+}
+
+type splitBoss struct {
+	ID    gormtype.HUID    `gorm:"primaryKey"`
+	Trace gormtype.SCRU128 `sortid:"auto"`
+	Name  string           `gorm:"size:50"`
+}
+
+func (splitBoss) TableName() string { return "split_bosses" }
+
+type splitWorker struct {
+	ID     gormtype.HUID `gorm:"primaryKey"`
+	BossID gormtype.HUID
+	Boss   *splitBoss
+	Name   string `gorm:"size:50"`
+}
+
+func (splitWorker) TableName() string { return "split_workers" }
+
+// TestGormSplitPartialPreload: a worker loaded with its boss's id and name
+// only, then renamed and saved, leaves the stored boss as it was.
+func TestGormSplitPartialPreload(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &splitBoss{}, &splitWorker{})
+		w := splitWorker{Name: "w", Boss: &splitBoss{Name: "b"}}
+		mustCreate(t, db, &w)
+		var loaded splitWorker
+		if err := db.Preload("Boss", func(tx *gorm.DB) *gorm.DB { return tx.Select("id", "name") }).First(&loaded, "id = ?", w.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		loaded.Name = "renamed"
+		if err := db.Save(&loaded).Error; err != nil {
+			t.Fatalf("Save of a worker with a partly loaded boss: %v", err)
+		}
+		checkStored(t, db, w.Boss.ID, *w.Boss)
+		checkCount(t, db, 1, "split_workers", "id = ? AND boss_id = ? AND name = 'renamed'", w.ID, w.Boss.ID)
+	})
+}
+
+type splitPtrAccount struct {
+	ID    *gormtype.HUID `gorm:"primaryKey"`
+	Email string         `gorm:"size:100;uniqueIndex"`
+	Name  string         `gorm:"size:50"`
+}
+
+func (splitPtrAccount) TableName() string { return "split_ptr_accounts" }
+
+// TestGormSplitUpsertPointerKey: an allowed upsert of a row whose key is
+// a nil pointer or a pointer to a zero HUID, then a failure later in the
+// Transaction: the key is unset again, like every key AutoID filled.
+func TestGormSplitUpsertPointerKey(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &splitPtrAccount{})
+		onEmail := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
+		failed := errors.New("a later step failed")
+		for _, start := range []*gormtype.HUID{nil, new(gormtype.HUID)} {
+			a := splitPtrAccount{ID: start, Email: "n@x", Name: "a"}
+			err := gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
+				if err := tx.Clauses(onEmail).Create(&a).Error; err != nil {
+					return err
+				}
+				return failed
+			})
+			if !errors.Is(err, failed) {
+				t.Fatalf("Transaction: %v; want %v", err, failed)
+			}
+			if a.ID != nil && !a.ID.IsZero() {
+				t.Errorf("after the rollback the struct holds key %s, which no row has", *a.ID)
+			}
+		}
+		checkCount(t, db, 0, "split_ptr_accounts", "1 = 1")
+	}, "postgres", "sqlite")
+}
