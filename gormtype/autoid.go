@@ -103,7 +103,7 @@ func (a AutoID) fill(db *gorm.DB) {
 	}
 	anyNew := true
 	if err == nil && nested {
-		anyNew, err = splitStored(db, fields) // none: GORM's upsert of stored rows
+		anyNew, err = splitStored(db) // none: GORM's upsert of stored rows
 	}
 	f := &filled{}
 	if err == nil && anyNew {

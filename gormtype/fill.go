@@ -90,10 +90,11 @@ type filled struct {
 }
 
 type filledColumn struct {
-	name              string
-	scheme            *scheme
-	fields, undo, ids []reflect.Value
-	drawn             any // the IDs drawn for ids, in a slice
+	name        string
+	scheme      *scheme
+	fields, ids []reflect.Value
+	was         []reflect.Value // pointers and Nulls: the values before
+	drawn       any             // the IDs drawn for ids, in a slice
 }
 
 // holds reports whether the j-th field still holds the ID drawn for it:
@@ -107,17 +108,13 @@ func (c *filledColumn) holds(j int) bool {
 }
 
 // readBack takes the IDs an upsert read back for the drawn ones, which a
-// rollback undoes as well: the row it updated may be this unit's. GORM
-// scans into a new pointer, so undo follows a pointer that was not nil.
+// rollback undoes as well: the row it updated may be this unit's.
 func (f *filled) readBack() {
 	for _, c := range f.cols {
 		drawn := reflect.ValueOf(c.drawn)
 		for j, fv := range c.fields {
 			if id := idIn(fv); id.IsValid() {
 				drawn.Index(j).Set(id.Convert(drawn.Type().Elem()))
-			}
-			if fv.Kind() == reflect.Pointer && c.undo[j].Kind() != reflect.Pointer && !fv.IsNil() {
-				c.undo[j] = fv.Elem()
 			}
 		}
 	}
@@ -170,12 +167,16 @@ func (c *filledColumn) intact() bool {
 	return true
 }
 
-// reset unsets the fields f filled that still hold their IDs.
+// reset unsets the fields f readied for IDs that still hold them.
 func (f *filled) reset() {
 	for _, c := range f.cols {
-		for j, fv := range c.undo {
-			if c.holds(j) {
-				fv.SetZero()
+		for j := range c.ids {
+			if !c.holds(j) {
+				continue
+			} else if c.was != nil {
+				c.fields[j].Set(c.was[j])
+			} else {
+				c.fields[j].SetZero()
 			}
 		}
 	}

@@ -17,11 +17,11 @@ import (
 func (f *filled) draw(g generators) error {
 	for i := range f.cols {
 		c := &f.cols[i]
-		c.undo, c.ids = c.fields, c.fields
+		c.ids = c.fields
 		if c.fields[0].Type() != c.scheme.typ { // pointers or Nulls
-			c.undo, c.ids = make([]reflect.Value, len(c.fields)), make([]reflect.Value, len(c.fields))
+			c.was, c.ids = make([]reflect.Value, len(c.fields)), make([]reflect.Value, len(c.fields))
 			for j, fv := range c.fields {
-				c.undo[j], c.ids[j] = slot(fv)
+				c.was[j], c.ids[j] = slot(fv)
 			}
 		}
 		var err error
@@ -32,16 +32,16 @@ func (f *filled) draw(g generators) error {
 	return nil
 }
 
-// slot readies an unset pointer or Null field for an ID, allocating a nil
-// pointer and making a Null Valid. It returns the ID in it and what to
-// zero to unset it again: a pointer found nil, else what it points to.
-func slot(fv reflect.Value) (undo, id reflect.Value) {
-	undo = fv
+// slot readies an unset pointer or Null field for an ID: a pointer gets a
+// target of its own (the caller's stays as it was), a Null is made Valid.
+// It returns the field's value before, which unsets it again, and the ID.
+func slot(fv reflect.Value) (was, id reflect.Value) {
+	was = reflect.New(fv.Type()).Elem()
+	was.Set(fv)
 	if fv.Kind() == reflect.Pointer {
-		if fv.IsNil() {
-			fv.Set(reflect.New(fv.Type().Elem()))
-		} else {
-			undo = fv.Elem()
+		fv.Set(reflect.New(fv.Type().Elem()))
+		if !was.IsNil() {
+			fv.Elem().Set(was.Elem())
 		}
 		fv = fv.Elem()
 	}
@@ -49,7 +49,7 @@ func slot(fv reflect.Value) (undo, id reflect.Value) {
 		fv.Field(1).SetBool(true)
 		fv = fv.Field(0)
 	}
-	return undo, fv
+	return was, fv
 }
 
 // takenKey returns the columns of the unique key err says is taken, and

@@ -189,11 +189,11 @@ func asID(f *schema.Field, v any) (any, error) {
 
 // splitStored readies a statement saving associations, which GORM sends as
 // an upsert on the primary key that a fresh key would turn into an update
-// of another row: the new rows (a key AutoID fills is unset) stay as a
+// of another row: the new rows (a key [madeKey] is unset) stay as a
 // plain INSERT, once each when rows share one (two pets, one new owner),
 // the stored ones go apart through GORM's upsert (see [checkStored]). It
 // reports whether a row is new.
-func splitStored(db *gorm.DB, auto []*schema.Field) (bool, error) {
+func splitStored(db *gorm.DB) (bool, error) {
 	stmt := db.Statement
 	var news, stored []reflect.Value
 	byValue, shared, seen := false, false, map[uintptr]bool{}
@@ -205,14 +205,14 @@ func splitStored(db *gorm.DB, auto []*schema.Field) (bool, error) {
 			}
 			seen[p] = true
 		}
-		if slices.ContainsFunc(auto, func(f *schema.Field) bool { return f.PrimaryKey && isZeroID(f.ReflectValueOf(stmt.Context, row)) }) {
+		if slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool { return madeKey(f) && isZeroID(f.ReflectValueOf(stmt.Context, row)) }) {
 			news = append(news, row)
 		} else {
 			stored = append(stored, row)
 		}
 	})
 	if len(news) == 0 {
-		return false, checkStored(db)
+		return false, checkStored(stmt)
 	}
 	upsert := stmt.Clauses["ON CONFLICT"].Expression
 	delete(stmt.Clauses, "ON CONFLICT")
@@ -242,36 +242,22 @@ func pointers(rows []reflect.Value) reflect.Value {
 	return s
 }
 
-// checkStored readies GORM's upsert of association rows given by key. A
-// zero ID field is left out of a DO NOTHING upsert (a partial preload) when
-// every row is stored; else it is [ErrZeroID]: the upsert would store it as
-// NULL in a row not there yet, or write it over the stored one.
-func checkStored(db *gorm.DB) error {
-	stmt := db.Statement
+// madeKey reports whether a key field's zero means "to be made" (by AutoID
+// or the database), not a value such as a slot number 0.
+func madeKey(f *schema.Field) bool {
+	return f.AutoIncrement || f.HasDefaultValue || schemeOf(f.FieldType) != nil
+}
+
+// checkStored returns [ErrZeroID] for an association's rows given by key
+// with a zero ID field: GORM's upsert would write it over the stored row,
+// or as NULL into a row not there yet, which AutoID cannot tell apart.
+func checkStored(stmt *gorm.Statement) error {
 	zero := zeroFields(stmt, func(f *schema.Field) bool { return !f.PrimaryKey })
 	if len(zero) == 0 {
 		return nil
 	}
-	oc, _ := stmt.Clauses["ON CONFLICT"].Expression.(clause.OnConflict)
-	if oc.DoNothing && allStored(db) {
-		for _, f := range zero {
-			stmt.Omits = append(stmt.Omits, f.DBName)
-		}
-		return nil
-	}
-	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would write a zero %s (as NULL into a row not there yet, or over the stored one); to attach a stored row set the foreign key field instead of the association; for a new row set %s, or leave its key unset too and AutoID fills both",
+	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would write their zero %s (over the stored row, or as NULL into a row not there yet); to attach a stored row set the foreign key field instead of the association, or leave the association out of a loaded row's Save (Omit(clause.Associations)); for a new row set %s, or leave its key unset too and AutoID fills both",
 		ErrZeroID, stmt.Schema.Name, zero[0].Name, zero[0].Name)
-}
-
-// allStored reports whether the table holds a row with the key of every
-// row of the statement.
-func allStored(db *gorm.DB) bool {
-	stmt := db.Statement
-	_, keys := schema.GetIdentityFieldValuesMap(stmt.Context, stmt.ReflectValue, stmt.Schema.PrimaryFields)
-	column, values := schema.ToQueryValues(tableName(stmt), stmt.Schema.PrimaryFieldDBNames, keys)
-	var n int64
-	err := aside(db).Table(tableName(stmt)).Where(clause.IN{Column: column, Values: values}).Count(&n).Error
-	return err == nil && n == int64(len(keys))
 }
 
 // aside is a session on the statement's connection for AutoID's own

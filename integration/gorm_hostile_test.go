@@ -306,33 +306,31 @@ type hostilePet struct {
 
 func (hostilePet) TableName() string { return "hostile_pets" }
 
-// TestGormHostileAttachByKey: a pet created with its stored owner given by
-// key only (Owner: &hostileOwner{ID: id}) is stored as that owner's, and
-// the owner is left as it was. An owner given by a key no row has, with a
-// zero ID field, is refused with ErrZeroID naming the field and the
-// foreign key (GORM would store NULL for it), and nothing is stored; with
-// every ID field set it is stored as given, and the foreign key (OwnerID)
-// attaches the stored owner too.
+// TestGormHostileAttachByKey: an owner given by key only, with a zero ID
+// field (Owner: &hostileOwner{ID: id}), stored or not, is refused with
+// ErrZeroID naming the field and the foreign key: GORM's upsert would
+// store NULL for it in a new row, and AutoID cannot tell the two apart.
+// Nothing is stored. The foreign key (OwnerID) attaches the stored owner,
+// and an owner given with every ID field set is stored as given.
 func TestGormHostileAttachByKey(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
 		resetTables(t, db, &hostileOwner{}, &hostilePet{})
 		owner := hostileOwner{Boss: gormtype.NewHUID(), Name: "owner"}
 		mustCreate(t, db, &owner)
-		byKey := hostilePet{Name: "rex", Owner: &hostileOwner{ID: owner.ID}}
-		mustCreate(t, db, &byKey)
-		unknown := hostilePet{Name: "rex", Owner: &hostileOwner{ID: gormtype.NewHUID(), Boss: gormtype.NewHUID(), Name: "new"}}
-		checkRefused(t, db.Create(&unknown).Error, gormtype.ErrZeroID, "hostileOwner", "Trace", "foreign key")
+		for _, given := range []hostileOwner{{ID: owner.ID}, {ID: gormtype.NewHUID(), Boss: gormtype.NewHUID(), Name: "new"}} {
+			pet := hostilePet{Name: "rex", Owner: &given}
+			checkRefused(t, db.Create(&pet).Error, gormtype.ErrZeroID, "hostileOwner", "Trace", "foreign key")
+		}
+		checkCount(t, db, 0, "hostile_pets", "1 = 1")
 		byForeignKey := hostilePet{Name: "rex", OwnerID: owner.ID}
 		mustCreate(t, db, &byForeignKey)
 		newOwner := hostileOwner{ID: gormtype.NewHUID(), Trace: gormtype.NewSCRU128(), Boss: gormtype.NewHUID(), Name: "new"}
 		given := hostilePet{Name: "max", Owner: &newOwner}
 		mustCreate(t, db, &given)
-		for _, p := range []hostilePet{byKey, byForeignKey} {
-			checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", p.ID, owner.ID)
-		}
+		checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", byForeignKey.ID, owner.ID)
 		checkCount(t, db, 1, "hostile_pets", "id = ? AND owner_id = ?", given.ID, newOwner.ID)
-		checkCount(t, db, 3, "hostile_pets", "1 = 1")
+		checkCount(t, db, 2, "hostile_pets", "1 = 1")
 		checkStored(t, db, owner.ID, owner)
 		checkStored(t, db, newOwner.ID, newOwner)
 		checkCount(t, db, 2, "hostile_owners", "1 = 1")

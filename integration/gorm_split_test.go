@@ -224,7 +224,9 @@ type splitWorker struct {
 func (splitWorker) TableName() string { return "split_workers" }
 
 // TestGormSplitPartialPreload: a worker loaded with its boss's id and name
-// only, then renamed and saved, leaves the stored boss as it was.
+// only, then renamed and saved, is refused with ErrZeroID (the boss's zero
+// Trace), and nothing changes; saved without its associations
+// (Omit(clause.Associations)), as the error says, it is stored.
 func TestGormSplitPartialPreload(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
@@ -237,11 +239,70 @@ func TestGormSplitPartialPreload(t *testing.T) {
 			t.Fatal(err)
 		}
 		loaded.Name = "renamed"
-		if err := db.Save(&loaded).Error; err != nil {
-			t.Fatalf("Save of a worker with a partly loaded boss: %v", err)
+		checkRefused(t, db.Save(&loaded).Error, gormtype.ErrZeroID, "splitBoss", "Trace", "Omit(clause.Associations)")
+		checkCount(t, db, 1, "split_workers", "id = ? AND name = 'w'", w.ID)
+		if err := db.Omit(clause.Associations).Save(&loaded).Error; err != nil {
+			t.Fatalf("Save without associations: %v", err)
 		}
 		checkStored(t, db, w.Boss.ID, *w.Boss)
 		checkCount(t, db, 1, "split_workers", "id = ? AND boss_id = ? AND name = 'renamed'", w.ID, w.Boss.ID)
+	})
+}
+
+// splitMadeBoss and friends have keys the database makes (auto-increment)
+// and a fresh Trace.
+type splitMadeBoss struct {
+	ID    uint             `gorm:"primaryKey"`
+	Trace gormtype.SCRU128 `sortid:"auto"`
+	Name  string           `gorm:"size:50"`
+}
+
+func (splitMadeBoss) TableName() string { return "split_made_bosses" }
+
+type splitMadeTeam struct {
+	ID      uint             `gorm:"primaryKey"`
+	BossID  uint             `gorm:"index"`
+	Boss    *splitMadeBoss   `gorm:"foreignKey:BossID"`
+	Members []splitMadeBoss  `gorm:"many2many:split_made_members"`
+	Lines   []splitMadeLine  `gorm:"foreignKey:TeamID"`
+	Trace   gormtype.SCRU128 `sortid:"auto"`
+}
+
+func (splitMadeTeam) TableName() string { return "split_made_teams" }
+
+type splitMadeLine struct {
+	ID     uint             `gorm:"primaryKey"`
+	TeamID uint             `gorm:"index"`
+	Trace  gormtype.SCRU128 `sortid:"auto"`
+}
+
+func (splitMadeLine) TableName() string { return "split_made_lines" }
+
+// TestGormSplitMadeKeys: new association rows whose keys the database
+// makes (belongs-to, many2many, has-many) get their sortid:"auto" fields
+// filled and stored, as rows created alone do.
+func TestGormSplitMadeKeys(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &splitMadeBoss{}, &splitMadeTeam{}, &splitMadeLine{}, "split_made_members")
+		team := splitMadeTeam{Boss: &splitMadeBoss{Name: "b"}, Members: []splitMadeBoss{{Name: "m"}}, Lines: []splitMadeLine{{}}}
+		mustCreate(t, db, &team)
+		for _, r := range []struct {
+			table string
+			id    uint
+			trace gormtype.SCRU128
+		}{
+			{"split_made_bosses", team.Boss.ID, team.Boss.Trace},
+			{"split_made_bosses", team.Members[0].ID, team.Members[0].Trace},
+			{"split_made_lines", team.Lines[0].ID, team.Lines[0].Trace},
+			{"split_made_teams", team.ID, team.Trace},
+		} {
+			if r.trace.IsZero() {
+				t.Errorf("%s row %d: Trace not filled", r.table, r.id)
+			}
+			checkCount(t, db, 1, r.table, "id = ? AND trace = ?", r.id, r.trace)
+		}
 	})
 }
 
@@ -254,8 +315,10 @@ type splitPtrAccount struct {
 func (splitPtrAccount) TableName() string { return "split_ptr_accounts" }
 
 // TestGormSplitUpsertPointerKey: an allowed upsert of a row whose key is
-// a nil pointer or a pointer to a zero HUID, then a failure later in the
-// Transaction: the key is unset again, like every key AutoID filled.
+// a nil pointer or the caller's pointer to a zero HUID: after it updated
+// a stored row the struct holds that row's key; after a failure later in
+// the Transaction the key is unset again, like every key AutoID filled;
+// the caller's HUID is never written.
 func TestGormSplitUpsertPointerKey(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
@@ -263,6 +326,8 @@ func TestGormSplitUpsertPointerKey(t *testing.T) {
 		resetTables(t, db, &splitPtrAccount{})
 		onEmail := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
 		failed := errors.New("a later step failed")
+		stored := splitPtrAccount{Email: "s@x", Name: "s"}
+		mustCreate(t, db, &stored)
 		for _, start := range []*gormtype.HUID{nil, new(gormtype.HUID)} {
 			a := splitPtrAccount{ID: start, Email: "n@x", Name: "a"}
 			err := gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error {
@@ -274,10 +339,17 @@ func TestGormSplitUpsertPointerKey(t *testing.T) {
 			if !errors.Is(err, failed) {
 				t.Fatalf("Transaction: %v; want %v", err, failed)
 			}
-			if a.ID != nil && !a.ID.IsZero() {
-				t.Errorf("after the rollback the struct holds key %s, which no row has", *a.ID)
+			if a.ID != start || start != nil && !start.IsZero() {
+				t.Errorf("after the rollback the struct's key is %v, the caller's %v; want the caller's, zero", a.ID, start)
+			}
+			b := splitPtrAccount{ID: start, Email: "s@x", Name: "renamed"}
+			if err := db.Clauses(onEmail).Create(&b).Error; err != nil {
+				t.Fatalf("upsert on a stored email: %v", err)
+			}
+			if b.ID == nil || *b.ID != *stored.ID || start != nil && !start.IsZero() {
+				t.Errorf("after the upsert the struct's key is %v, the caller's %v; want the stored %s, and zero", b.ID, start, *stored.ID)
 			}
 		}
-		checkCount(t, db, 0, "split_ptr_accounts", "1 = 1")
+		checkCount(t, db, 1, "split_ptr_accounts", "1 = 1")
 	}, "postgres", "sqlite")
 }
