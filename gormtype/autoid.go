@@ -101,6 +101,9 @@ func (a AutoID) fill(db *gorm.DB) {
 	if err == nil {
 		err = checkMaps(stmt, fields, true)
 	}
+	if err == nil {
+		err = checkAssociationKeys(stmt)
+	}
 	anyNew := true
 	if err == nil && nested {
 		anyNew, err = splitStored(db) // none: GORM's upsert of stored rows

@@ -256,8 +256,32 @@ func checkStored(stmt *gorm.Statement) error {
 	if len(zero) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would write their zero %s (over the stored row, or as NULL into a row not there yet); to attach a stored row set the foreign key field instead of the association, or leave the association out of a loaded row's Save (Omit(clause.Associations)); for a new row set %s, or leave its key unset too and AutoID fills both",
+	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would write their zero %s (over the stored row, or as NULL into a row not there yet); to attach a stored row set the foreign key field instead of the association (many2many: db.Omit(\"<association>.*\"), and GORM still links it), or leave the association out of a loaded row's Save (db.Omit(\"<association>\")); for a new row set %s, or create it first",
 		ErrZeroID, stmt.Schema.Name, zero[0].Name, zero[0].Name)
+}
+
+// checkAssociationKeys returns [ErrZeroID] for an association row whose key
+// GORM takes as set and AutoID as unset (a pointer to a zero ID, a Valid
+// Null of one): GORM would save one row for all of them.
+func checkAssociationKeys(stmt *gorm.Statement) (err error) {
+	for _, rel := range stmt.Schema.Relationships.Relations {
+		key := rel.FieldSchema.PrioritizedPrimaryField
+		if key == nil || schemeOf(key.FieldType) == nil || key.FieldType == schemeOf(key.FieldType).typ {
+			continue
+		}
+		eachRow(stmt.ReflectValue, func(row reflect.Value) {
+			eachRow(reflect.Indirect(rel.Field.ReflectValueOf(stmt.Context, row)), func(r reflect.Value) {
+				if fv := key.ReflectValueOf(stmt.Context, r); err == nil && !fv.IsZero() && isZeroID(fv) {
+					err = fmt.Errorf("%w: a %s in %s.%s has a %s that points to a zero ID or is a Valid Null of one, which GORM takes as a key and saves once for all such rows; leave it nil (or not Valid), and AutoID fills it",
+						ErrZeroID, rel.FieldSchema.Name, stmt.Schema.Name, rel.Name, key.Name)
+				}
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // aside is a session on the statement's connection for AutoID's own

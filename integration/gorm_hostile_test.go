@@ -308,10 +308,10 @@ func (hostilePet) TableName() string { return "hostile_pets" }
 
 // TestGormHostileAttachByKey: an owner given by key only, with a zero ID
 // field (Owner: &hostileOwner{ID: id}), stored or not, is refused with
-// ErrZeroID naming the field and the foreign key: GORM's upsert would
-// store NULL for it in a new row, and AutoID cannot tell the two apart.
-// Nothing is stored. The foreign key (OwnerID) attaches the stored owner,
-// and an owner given with every ID field set is stored as given.
+// ErrZeroID naming the field and the way out: GORM's upsert would store
+// NULL for it in a new row, and AutoID cannot tell the two apart. Nothing
+// is stored. The foreign key (OwnerID) attaches the stored owner, and an
+// owner given with every ID field set is stored as given.
 func TestGormHostileAttachByKey(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
@@ -325,6 +325,7 @@ func TestGormHostileAttachByKey(t *testing.T) {
 		checkCount(t, db, 0, "hostile_pets", "1 = 1")
 		byForeignKey := hostilePet{Name: "rex", OwnerID: owner.ID}
 		mustCreate(t, db, &byForeignKey)
+
 		newOwner := hostileOwner{ID: gormtype.NewHUID(), Trace: gormtype.NewSCRU128(), Boss: gormtype.NewHUID(), Name: "new"}
 		given := hostilePet{Name: "max", Owner: &newOwner}
 		mustCreate(t, db, &given)

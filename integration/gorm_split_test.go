@@ -225,8 +225,8 @@ func (splitWorker) TableName() string { return "split_workers" }
 
 // TestGormSplitPartialPreload: a worker loaded with its boss's id and name
 // only, then renamed and saved, is refused with ErrZeroID (the boss's zero
-// Trace), and nothing changes; saved without its associations
-// (Omit(clause.Associations)), as the error says, it is stored.
+// Trace), and nothing changes; saved without the boss (Omit("Boss")), as
+// the error says, it is stored.
 func TestGormSplitPartialPreload(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
@@ -239,9 +239,9 @@ func TestGormSplitPartialPreload(t *testing.T) {
 			t.Fatal(err)
 		}
 		loaded.Name = "renamed"
-		checkRefused(t, db.Save(&loaded).Error, gormtype.ErrZeroID, "splitBoss", "Trace", "Omit(clause.Associations)")
+		checkRefused(t, db.Save(&loaded).Error, gormtype.ErrZeroID, "splitBoss", "Trace", `Omit("<association>")`)
 		checkCount(t, db, 1, "split_workers", "id = ? AND name = 'w'", w.ID)
-		if err := db.Omit(clause.Associations).Save(&loaded).Error; err != nil {
+		if err := db.Omit("Boss").Save(&loaded).Error; err != nil {
 			t.Fatalf("Save without associations: %v", err)
 		}
 		checkStored(t, db, w.Boss.ID, *w.Boss)
@@ -352,4 +352,91 @@ func TestGormSplitUpsertPointerKey(t *testing.T) {
 		}
 		checkCount(t, db, 1, "split_ptr_accounts", "1 = 1")
 	}, "postgres", "sqlite")
+}
+
+// splitTracedTag has a fresh Trace besides its key.
+type splitTracedTag struct {
+	ID    gormtype.HUID    `gorm:"primaryKey"`
+	Trace gormtype.SCRU128 `sortid:"auto"`
+}
+
+func (splitTracedTag) TableName() string { return "split_traced_tags" }
+
+type splitTracedPost struct {
+	ID   gormtype.HUID    `gorm:"primaryKey"`
+	Tags []splitTracedTag `gorm:"many2many:split_traced_post_tags"`
+}
+
+func (splitTracedPost) TableName() string { return "split_traced_posts" }
+
+// TestGormSplitAttachMany2Many: a stored tag given by key is refused as a
+// belongs-to owner is; Omit("Tags.*") links it, in Create and in
+// Association("Tags").Append, and leaves it as it was.
+func TestGormSplitAttachMany2Many(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &splitTracedPost{}, &splitTracedTag{}, "split_traced_post_tags")
+		tag := splitTracedTag{}
+		mustCreate(t, db, &tag)
+		post := splitTracedPost{Tags: []splitTracedTag{{ID: tag.ID}}}
+		checkRefused(t, db.Create(&post).Error, gormtype.ErrZeroID, "splitTracedTag", "Trace", `Omit("<association>.*")`)
+		if err := db.Omit("Tags.*").Create(&post).Error; err != nil {
+			t.Fatalf(`Create with Omit("Tags.*"): %v`, err)
+		}
+		other := splitTracedPost{}
+		mustCreate(t, db, &other)
+		if err := db.Model(&other).Omit("Tags.*").Association("Tags").Append(&splitTracedTag{ID: tag.ID}); err != nil {
+			t.Fatalf(`Append with Omit("Tags.*"): %v`, err)
+		}
+		for _, p := range []splitTracedPost{post, other} {
+			checkCount(t, db, 1, "split_traced_post_tags", "split_traced_post_id = ? AND split_traced_tag_id = ?", p.ID, tag.ID)
+		}
+		checkStored(t, db, tag.ID, tag)
+		checkCount(t, db, 1, "split_traced_tags", "1 = 1")
+	})
+}
+
+type splitPtrParent struct {
+	ID   gormtype.HUID  `gorm:"primaryKey"`
+	Kids []splitPtrKid  `gorm:"foreignKey:ParentID"`
+	Tags []splitNullTag `gorm:"many2many:split_ptr_parent_tags"`
+}
+
+func (splitPtrParent) TableName() string { return "split_ptr_parents" }
+
+type splitPtrKid struct {
+	ID       *gormtype.HUID `gorm:"primaryKey"`
+	ParentID gormtype.HUID
+}
+
+func (splitPtrKid) TableName() string { return "split_ptr_kids" }
+
+type splitNullTag struct {
+	ID gormtype.NullHUID `gorm:"primaryKey"`
+}
+
+func (splitNullTag) TableName() string { return "split_null_tags" }
+
+// TestGormSplitZeroPointerKeys: association rows whose keys point to a zero
+// HUID, or are a Valid NullHUID of zero, which GORM takes as one key and
+// saves once for all, are refused with ErrZeroID naming the association;
+// nothing is stored. With nil keys every row is stored.
+func TestGormSplitZeroPointerKeys(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &splitPtrParent{}, &splitPtrKid{}, &splitNullTag{}, "split_ptr_parent_tags")
+		for _, p := range []splitPtrParent{
+			{Kids: []splitPtrKid{{ID: new(gormtype.HUID)}, {ID: new(gormtype.HUID)}}},
+			{Tags: []splitNullTag{{ID: gormtype.NullHUID{Valid: true}}, {ID: gormtype.NullHUID{Valid: true}}}},
+		} {
+			checkRefused(t, db.Create(&p).Error, gormtype.ErrZeroID, "splitPtrParent", "nil")
+		}
+		checkCount(t, db, 0, "split_ptr_parents", "1 = 1")
+		p := splitPtrParent{Kids: []splitPtrKid{{}, {}}, Tags: []splitNullTag{{}, {}}}
+		mustCreate(t, db, &p)
+		checkCount(t, db, 2, "split_ptr_kids", "parent_id = ?", p.ID)
+		checkCount(t, db, 2, "split_ptr_parent_tags", "split_ptr_parent_id = ?", p.ID)
+	})
 }
