@@ -29,8 +29,9 @@ const pluginName = "sortid:autoid"
 // in every row is taken, the Create fails with [ErrKeyTaken], and
 // [Transaction] retries. A failed Create unsets the fields AutoID filled
 // for the INSERT that failed and, when GORM opened a transaction for the
-// Create (not CreateInBatches' batches), all it filled since, in hooks
-// too; rows stored outside a rolled-back transaction keep their keys. A
+// Create or for a Save or Update that saves associations (not
+// CreateInBatches' batches), all it filled since, in hooks too; rows
+// stored outside a rolled-back transaction keep their keys. A
 // Create that a fresh value could make update or skip another row, or that
 // would store a zero ID, fails with [ErrRefused] or [ErrZeroID] naming the
 // way out (docs/gorm.md). Map values and inline keys (db.First(&row, id))
@@ -70,7 +71,7 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 		create.After("gorm:begin_transaction").Before("gorm:before_create").Register("sortid:fill", a.fill),
 		create.Replace("gorm:create", rawCreate(insert)),
 		create.After("*").Register("sortid:finish", a.finish),
-		db.Callback().Update().Before("*").Register("sortid:update", update),
+		db.Callback().Update().After("gorm:begin_transaction").Before("gorm:setup_reflect_value").Register("sortid:update", update),
 		db.Callback().Update().After("*").Register("sortid:updated", updated),
 		db.Callback().Query().Before("gorm:query").Register("sortid:keys", bindKeys),
 		db.Callback().Delete().Before("gorm:delete").Register("sortid:keys", bindKeys),
@@ -89,11 +90,7 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 func (a AutoID) fill(db *gorm.DB) {
 	stmt, up := db.Statement, linkOf(db)
 	nested := up != nil && up.open
-	l := &link{unit: unitOf(stmt.ConnPool), open: true}
-	if _, own := db.InstanceGet("gorm:started_transaction"); own {
-		l.unit, l.leave = enter(stmt.ConnPool)
-	}
-	db.Set(linkKey, l)
+	l := openLink(db)
 	if db.Error != nil || db.DryRun || stmt.Schema == nil {
 		return
 	}
@@ -162,7 +159,6 @@ func (a AutoID) finish(db *gorm.DB) {
 	if l == nil || !l.open {
 		return
 	}
-	l.open = false
 	if f := l.own; f != nil && db.Error != nil {
 		if cols, hit := takenKey(db, f); hit {
 			db.Error = a.collision(db, l, cols)
@@ -171,12 +167,7 @@ func (a AutoID) finish(db *gorm.DB) {
 			f.reset()
 		}
 	}
-	if l.leave != nil {
-		l.leave()
-		if db.Error != nil {
-			l.unit.reset()
-		}
-	}
+	l.close(db.Error)
 }
 
 // collision returns the error of a Create whose fresh value in the key
@@ -203,21 +194,24 @@ func (a AutoID) collision(db *gorm.DB, l *link, cols []string) error {
 // update marks an Update as running for the Creates that save its
 // associations, and refuses one that would write a zero ID.
 func update(db *gorm.DB) {
-	db.Set(linkKey, &link{unit: unitOf(db.Statement.ConnPool), open: true})
+	openLink(db)
 	if db.Error == nil && db.Statement.Schema != nil {
 		err := checkMaps(db.Statement, nil, false)
 		if err == nil {
 			err = checkSave(db.Statement)
 		}
+		if err == nil {
+			err = checkAssociationKeys(db.Statement)
+		}
 		db.AddError(err)
 	}
 }
 
-// updated marks an Update as ended, and records what it wrote.
+// updated records what an Update wrote, and ends it.
 func updated(db *gorm.DB) {
-	if l := linkOf(db); l != nil {
-		l.open = false
+	if l := linkOf(db); l != nil && l.open {
 		wrote(db, l.unit)
+		l.close(db.Error)
 	}
 }
 

@@ -171,11 +171,13 @@ func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
 
 // asID returns v, given for the ID field f in a map or inline, as f's type
 // (GORM binds such values as they are: a SCRU128's UUID text as text). It
-// returns [ErrZeroID] for 0, "" and, unless f is a Null type, nil.
+// returns [ErrZeroID] for 0, "" and, unless f is a Null or a pointer, nil.
 func asID(f *schema.Field, v any) (any, error) {
 	s, id := schemeOf(f.FieldType), reflect.New(indirect(f.FieldType))
 	dv, err := driver.DefaultParameterConverter.ConvertValue(v) // a zero ID's Value is ErrZeroID
-	if err == nil && (dv == "" || dv == nil && id.Elem().Type() != s.null || dv != nil && reflect.ValueOf(dv).IsZero()) {
+	if err == nil && dv == nil && f.FieldType.Kind() == reflect.Pointer {
+		return nil, nil // NULL
+	} else if err == nil && (dv == "" || dv == nil && id.Elem().Type() != s.null || dv != nil && reflect.ValueOf(dv).IsZero()) {
 		err = fmt.Errorf("%w; set a gormtype.%s, or for a new row leave it to AutoID", ErrZeroID, s.name)
 	}
 	if err == nil {
@@ -266,8 +268,8 @@ func checkStored(stmt *gorm.Statement) error {
 func checkAssociationKeys(stmt *gorm.Statement) (err error) {
 	for _, rel := range stmt.Schema.Relationships.Relations {
 		key := rel.FieldSchema.PrioritizedPrimaryField
-		if key == nil || schemeOf(key.FieldType) == nil || key.FieldType == schemeOf(key.FieldType).typ {
-			continue
+		if rel.Field.Schema != stmt.Schema || key == nil || schemeOf(key.FieldType) == nil || key.FieldType == schemeOf(key.FieldType).typ {
+			continue // GORM lists other structs' relations here too
 		}
 		eachRow(stmt.ReflectValue, func(row reflect.Value) {
 			eachRow(reflect.Indirect(rel.Field.ReflectValueOf(stmt.Context, row)), func(r reflect.Value) {

@@ -104,6 +104,29 @@ type link struct {
 
 const linkKey = "sortid:link"
 
+// openLink starts the link of the statement db runs, and in a transaction
+// GORM opened for it the unit that its rollback undoes.
+func openLink(db *gorm.DB) *link {
+	l := &link{unit: unitOf(db.Statement.ConnPool), open: true}
+	if _, own := db.InstanceGet("gorm:started_transaction"); own {
+		l.unit, l.leave = enter(db.Statement.ConnPool)
+	}
+	db.Set(linkKey, l)
+	return l
+}
+
+// close ends the statement; when it failed in its own transaction, the
+// fields filled in that transaction are unset.
+func (l *link) close(err error) {
+	l.open = false
+	if l.leave != nil {
+		l.leave()
+		if err != nil {
+			l.unit.reset()
+		}
+	}
+}
+
 func linkOf(db *gorm.DB) *link {
 	v, _ := db.Get(linkKey)
 	l, _ := v.(*link)
