@@ -71,7 +71,7 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 		create.After("gorm:begin_transaction").Before("gorm:before_create").Register("sortid:fill", a.fill),
 		create.Replace("gorm:create", rawCreate(insert)),
 		create.After("*").Register("sortid:finish", a.finish),
-		db.Callback().Update().After("gorm:begin_transaction").Before("gorm:setup_reflect_value").Register("sortid:update", update),
+		db.Callback().Update().After("gorm:setup_reflect_value").Before("gorm:before_update").Register("sortid:update", update),
 		db.Callback().Update().After("*").Register("sortid:updated", updated),
 		db.Callback().Query().Before("gorm:query").Register("sortid:keys", bindKeys),
 		db.Callback().Delete().Before("gorm:delete").Register("sortid:keys", bindKeys),

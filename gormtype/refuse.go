@@ -171,11 +171,12 @@ func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
 
 // asID returns v, given for the ID field f in a map or inline, as f's type
 // (GORM binds such values as they are: a SCRU128's UUID text as text). It
-// returns [ErrZeroID] for 0, "" and, unless f is a Null or a pointer, nil.
+// returns [ErrZeroID] for 0, "" and, unless f is a Null or a pointer that
+// is not a key, nil.
 func asID(f *schema.Field, v any) (any, error) {
 	s, id := schemeOf(f.FieldType), reflect.New(indirect(f.FieldType))
 	dv, err := driver.DefaultParameterConverter.ConvertValue(v) // a zero ID's Value is ErrZeroID
-	if err == nil && dv == nil && f.FieldType.Kind() == reflect.Pointer {
+	if err == nil && dv == nil && f.FieldType.Kind() == reflect.Pointer && !f.PrimaryKey {
 		return nil, nil // NULL
 	} else if err == nil && (dv == "" || dv == nil && id.Elem().Type() != s.null || dv != nil && reflect.ValueOf(dv).IsZero()) {
 		err = fmt.Errorf("%w; set a gormtype.%s, or for a new row leave it to AutoID", ErrZeroID, s.name)

@@ -6,6 +6,7 @@ package integration_test
 // row does not have.
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -116,9 +117,62 @@ func TestGormFlowPointerAndNullKeys(t *testing.T) {
 		p.Kids = p.Kids[:2]
 		t1, t2 := flowNullTag{ID: gormtype.NullHUID{Valid: true}, Name: "u"}, flowNullTag{ID: gormtype.NullHUID{Valid: true}, Name: "v"}
 		checkRefused(t, db.Model(&p).Association("Tags").Append(&t1, &t2), gormtype.ErrZeroID, "flowPtrParent.Tags")
+		p.Tags = p.Tags[:1]
+		for name, update := range map[string]func() error{
+			"Update":            func() error { return db.Model(&p).Update("name", "x").Error },
+			"Updates of a map":  func() error { return db.Model(&p).Updates(map[string]any{"name": "x"}).Error },
+			"Updates of a copy": func() error { return db.Model(&p).Updates(flowPtrParent{Name: "x"}).Error },
+		} {
+			p.Kids = append(p.Kids[:2], flowPtrKid{ID: new(gormtype.HUID), Name: "g"}, flowPtrKid{ID: new(gormtype.HUID), Name: "h"})
+			if err := update(); !errors.Is(err, gormtype.ErrZeroID) {
+				t.Errorf("%s of a parent with zero pointer keys: %v; want ErrZeroID", name, err)
+			}
+		}
+		p.Kids = p.Kids[:2]
 		checkCount(t, db, 2, "flow_ptr_kids", "1 = 1")
 		checkCount(t, db, 1, "flow_null_tags", "1 = 1")
 		checkCount(t, db, 1, "flow_ptr_parents", "name = 'p'")
+		if err := db.Model(&p).Updates(&flowPatch{Name: "patched"}).Error; err != nil {
+			t.Fatalf("Updates from another struct: %v", err)
+		}
+		checkCount(t, db, 1, "flow_ptr_parents", "name = 'patched'")
+	})
+}
+
+// flowPatch is another struct that Updates takes the values of.
+type flowPatch struct{ Name string }
+
+type flowPtrRow struct {
+	ID   *gormtype.HUID `gorm:"primaryKey"`
+	Name string         `gorm:"size:50"`
+}
+
+func (flowPtrRow) TableName() string { return "flow_ptr_rows" }
+
+// TestGormFlowPointerKeyNotNull: an Update that would set a pointer key to
+// nil is refused with ErrZeroID before GORM touches the struct, which
+// keeps its key, in every form.
+func TestGormFlowPointerKeyNotNull(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &flowPtrRow{})
+		r := flowPtrRow{Name: "r"}
+		mustCreate(t, db, &r)
+		key := *r.ID
+		for name, update := range map[string]func() error{
+			"Update":        func() error { return db.Model(&r).Update("id", nil).Error },
+			"Updates":       func() error { return db.Model(&r).Updates(map[string]any{"id": nil}).Error },
+			"UpdateColumns": func() error { return db.Model(&r).UpdateColumns(map[string]any{"ID": nil}).Error },
+		} {
+			if err := update(); !errors.Is(err, gormtype.ErrZeroID) {
+				t.Errorf("%s of the key to nil: %v; want ErrZeroID", name, err)
+			}
+			if r.ID == nil || *r.ID != key {
+				t.Fatalf("after %s the struct's key is %v; want %s", name, r.ID, key)
+			}
+		}
+		checkCount(t, db, 1, "flow_ptr_rows", "id = ? AND name = 'r'", key)
 	})
 }
 
