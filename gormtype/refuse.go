@@ -269,8 +269,10 @@ func checkStored(stmt *gorm.Statement) error {
 func checkAssociationKeys(stmt *gorm.Statement) (err error) {
 	for _, rel := range stmt.Schema.Relationships.Relations {
 		key := rel.FieldSchema.PrioritizedPrimaryField
-		if rel.Field.Schema != stmt.Schema || key == nil || schemeOf(key.FieldType) == nil || key.FieldType == schemeOf(key.FieldType).typ {
-			continue // GORM lists other structs' relations here too
+		if rel.Field.Schema != stmt.Schema || key == nil { // GORM lists other structs' relations here too
+			continue
+		} else if s := schemeOf(key.FieldType); s == nil || key.FieldType == s.typ {
+			continue // GORM and AutoID agree on a plain ID's zero
 		}
 		eachRow(stmt.ReflectValue, func(row reflect.Value) {
 			eachRow(reflect.Indirect(rel.Field.ReflectValueOf(stmt.Context, row)), func(r reflect.Value) {
