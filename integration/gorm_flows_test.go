@@ -219,3 +219,35 @@ func TestGormFlowTree(t *testing.T) {
 		checkCount(t, db, 0, "flow_nodes", "parent_id = ?", root.ID)
 	})
 }
+
+type flowKeyedParent struct {
+	ID   gormtype.HUID  `gorm:"primaryKey"`
+	Kids []flowKeyedKid `gorm:"foreignKey:ParentID"`
+}
+
+func (flowKeyedParent) TableName() string { return "flow_keyed_parents" }
+
+type flowKeyedKid struct {
+	ID       gormtype.HUID `gorm:"primaryKey"`
+	ParentID gormtype.HUID
+	Trace    *gormtype.SCRU128 `sortid:"auto"`
+}
+
+func (flowKeyedKid) TableName() string { return "flow_keyed_kids" }
+
+// TestGormFlowKeyedChildKeepsNull: a new child given by the caller's key is
+// saved as given, as GORM's upsert of rows given by key saves it: its unset
+// pointer auto field stays nil and is stored as NULL (docs/gorm.md).
+func TestGormFlowKeyedChildKeepsNull(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &flowKeyedParent{}, &flowKeyedKid{})
+		p := flowKeyedParent{Kids: []flowKeyedKid{{ID: gormtype.NewHUID()}}}
+		mustCreate(t, db, &p)
+		if p.Kids[0].Trace != nil {
+			t.Errorf("the keyed child's Trace is %s; want nil, as given", *p.Kids[0].Trace)
+		}
+		checkCount(t, db, 1, "flow_keyed_kids", "id = ? AND parent_id = ? AND trace IS NULL", p.Kids[0].ID, p.ID)
+	})
+}
