@@ -31,7 +31,8 @@ const pluginName = "sortid:autoid"
 // for the INSERT that failed and, when GORM opened a transaction for the
 // Create or for a Save or Update that saves associations (not
 // CreateInBatches' batches), all it filled since, in hooks too; rows
-// stored outside a rolled-back transaction keep their keys. A
+// stored by earlier statements outside a rolled-back transaction keep
+// their keys. A
 // Create that a fresh value could make update or skip another row, or that
 // would store a zero ID, fails with [ErrRefused] or [ErrZeroID] naming the
 // way out (docs/gorm.md). Map values and inline keys (db.First(&row, id))

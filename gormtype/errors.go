@@ -30,5 +30,5 @@ var ErrSetup = errors.New("gormtype: set-up error")
 // ErrZeroID is returned (wrapped, naming the type or the field and the way
 // out) by a statement that would store a zero ID, which means "not set":
 // in a field AutoID does not fill, by a Save over a stored ID, or as an
-// Update's or a map's value 0, nil or "".
+// Update's value 0, nil or "", or a map Create's in such a field.
 var ErrZeroID = errors.New("gormtype: a zero ID is never stored")

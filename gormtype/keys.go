@@ -126,7 +126,7 @@ func checkEngines(db *gorm.DB, f *filled, tables []string) error {
 		WHERE CONCAT(IF(t.table_schema = DATABASE(), '', CONCAT(t.table_schema, '.')), t.table_name) IN ?`, tables).Scan(&n).Error == nil && n == int64(len(tables)) {
 		return nil
 	}
-	return fmt.Errorf("%w: a fresh key of a Create into %s was taken after rows were written to %s, whose engine keeps them on a rollback or cannot be read, so the Create cannot run again without the risk of storing them twice; their structs keep the keys AutoID drew; use InnoDB tables: %v",
+	return fmt.Errorf("%w: a fresh key of a Create into %s was taken after rows were written to %s, whose engine keeps them on a rollback or cannot be read, so the Create cannot run again without the risk of storing them twice; the structs of earlier statements keep the keys AutoID drew, those of this Create's rows are unset, also of rows the table kept; use InnoDB tables: %v",
 		ErrRefused, f.table, strings.Join(tables, ", "), f.raw)
 }
 

@@ -34,8 +34,8 @@ func TestRetryBounds(t *testing.T) {
 		collisions int
 	}{
 		{"no collision", 0, 0, 1, nil, 0},
-		{"default retries, succeeds on the last", 0, gormtype.DefaultRetries, gormtype.DefaultRetries + 1, nil, gormtype.DefaultRetries},
-		{"default retries, used up", 0, gormtype.DefaultRetries + 1, gormtype.DefaultRetries + 1, gormtype.ErrKeyTaken, gormtype.DefaultRetries + 1},
+		{"default retries (3, as documented), succeeds on the last", 0, 3, 4, nil, 3},
+		{"default retries, used up", 0, 4, 4, gormtype.ErrKeyTaken, 4},
 		{"one retry, succeeds", 1, 1, 2, nil, 1},
 		{"one retry, used up", 1, 5, 2, gormtype.ErrKeyTaken, 2},
 		{"five retries", 5, 5, 6, nil, 5},

@@ -45,7 +45,8 @@ func (flowToy) TableName() string { return "flow_toys" }
 // TestGormFlowSaveUnsetsOnRollback: a Save of a loaded owner (an UPDATE in
 // GORM's own transaction) with a new toy, saved first, and a new pet whose
 // key is taken fails with ErrKeyTaken; GORM rolls back, and the toy's and
-// the pet's structs hold no key, as after a failed Create.
+// the pet's structs hold no key, as after a failed Create. An Update that
+// saves the same associations is undone alike.
 func TestGormFlowSaveUnsetsOnRollback(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
@@ -63,6 +64,14 @@ func TestGormFlowSaveUnsetsOnRollback(t *testing.T) {
 		checkCount(t, db, 1, "flow_owners", "name = 'o'")
 		if !o.Toys[0].ID.IsZero() || !o.Toys[0].Trace.IsZero() || !o.Pets[1].ID.IsZero() {
 			t.Errorf("after the rollback the toy holds %s, %s and the new pet %s; want them unset", o.Toys[0].ID, o.Toys[0].Trace, o.Pets[1].ID)
+		}
+		src.next(0, o.Pets[0].ID)
+		checkRefused(t, db.Model(&o).Update("name", "updated").Error, gormtype.ErrKeyTaken, "flow_pets")
+		src.checkDrawn(t)
+		checkCount(t, db, 0, "flow_toys", "1 = 1")
+		checkCount(t, db, 1, "flow_owners", "name = 'o'")
+		if !o.Toys[0].ID.IsZero() || !o.Toys[0].Trace.IsZero() || !o.Pets[1].ID.IsZero() {
+			t.Errorf("after the Update's rollback the toy holds %s, %s and the new pet %s; want them unset", o.Toys[0].ID, o.Toys[0].Trace, o.Pets[1].ID)
 		}
 	})
 }
@@ -231,13 +240,15 @@ type flowKeyedKid struct {
 	ID       gormtype.HUID `gorm:"primaryKey"`
 	ParentID gormtype.HUID
 	Trace    *gormtype.SCRU128 `sortid:"auto"`
+	Span     gormtype.NullHUID `sortid:"auto"`
 }
 
 func (flowKeyedKid) TableName() string { return "flow_keyed_kids" }
 
 // TestGormFlowKeyedChildKeepsNull: a new child given by the caller's key is
 // saved as given, as GORM's upsert of rows given by key saves it: its unset
-// pointer auto field stays nil and is stored as NULL (docs/gorm.md).
+// pointer and Null auto fields stay unset and are stored as NULL
+// (docs/gorm.md).
 func TestGormFlowKeyedChildKeepsNull(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
@@ -245,9 +256,9 @@ func TestGormFlowKeyedChildKeepsNull(t *testing.T) {
 		resetTables(t, db, &flowKeyedParent{}, &flowKeyedKid{})
 		p := flowKeyedParent{Kids: []flowKeyedKid{{ID: gormtype.NewHUID()}}}
 		mustCreate(t, db, &p)
-		if p.Kids[0].Trace != nil {
-			t.Errorf("the keyed child's Trace is %s; want nil, as given", *p.Kids[0].Trace)
+		if p.Kids[0].Trace != nil || p.Kids[0].Span.Valid {
+			t.Errorf("the keyed child's Trace is %v, Span %+v; want nil and NULL, as given", p.Kids[0].Trace, p.Kids[0].Span)
 		}
-		checkCount(t, db, 1, "flow_keyed_kids", "id = ? AND parent_id = ? AND trace IS NULL", p.Kids[0].ID, p.ID)
+		checkCount(t, db, 1, "flow_keyed_kids", "id = ? AND parent_id = ? AND trace IS NULL AND span IS NULL", p.Kids[0].ID, p.ID)
 	})
 }

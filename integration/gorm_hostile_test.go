@@ -187,6 +187,10 @@ func TestGormHostileInlineKeys(t *testing.T) {
 		if err := db.Find(&rowsB, b[0].ID).Error; err != nil || len(rowsB) != 1 || rowsB[0] != b[0] {
 			t.Errorf("Find(&rs, SCRU128Bytes) = %+v, %v; want [%+v]", rowsB, err, b[0])
 		}
+		var rowsU []hostileUUIDKey
+		if err := db.Find(&rowsU, u[0].ID).Error; err != nil || len(rowsU) != 1 || rowsU[0] != u[0] {
+			t.Errorf("Find(&rs, SCRU128) = %+v, %v; want [%+v]", rowsU, err, u[0])
+		}
 		if res := db.Delete(&hostileBytesKey{}, b[0].ID); res.Error != nil || res.RowsAffected != 1 {
 			t.Errorf("Delete(&T{}, SCRU128Bytes): %v, %d rows; want 1", res.Error, res.RowsAffected)
 		}
@@ -200,7 +204,9 @@ func TestGormHostileInlineKeys(t *testing.T) {
 
 // TestGormHostileMapRoundTrip: a row scanned into map[string]any through
 // its model and created again from the map is stored as it was (SQLite
-// stored a SCRU128's 36-character UUID text in its blob column).
+// stored a SCRU128's 36-character UUID text in its blob column). A map
+// Update's ID text is stored as its field's type too, and a map Create's
+// 0 or "" in an ID field AutoID does not fill fails with ErrZeroID.
 func TestGormHostileMapRoundTrip(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
@@ -222,6 +228,25 @@ func TestGormHostileMapRoundTrip(t *testing.T) {
 		if d.name != "postgres" {
 			checkCount(t, db, 1, "hostile_rows", "length(trace) = 16")
 		}
+		trace, opt := gormtype.NewSCRU128(), gormtype.NewHUID()
+		if err := db.Model(&back).Update("trace", trace.String()).Error; err != nil {
+			t.Fatalf("Update(trace, its text): %v", err)
+		}
+		if err := db.Model(&back).Updates(map[string]any{"opt": opt.String()}).Error; err != nil {
+			t.Fatalf("Updates(opt: its text): %v", err)
+		}
+		var updated hostileRow
+		if err := db.First(&updated, "id = ?", row.ID).Error; err != nil || updated.Trace != trace || updated.Opt != (gormtype.NullHUID{V: opt, Valid: true}) {
+			t.Errorf("after the map updates: %+v, %v; want trace %s, opt %s", updated, err, trace, opt)
+		}
+		if d.name != "postgres" {
+			checkCount(t, db, 1, "hostile_rows", "length(trace) = 16")
+		}
+		for _, zero := range []any{int64(0), ""} {
+			err := db.Model(&hostileRow{}).Create(map[string]any{"id": gormtype.NewHUID(), "trace": gormtype.NewSCRU128(), "ref": gormtype.NewHUID(), "opt": zero}).Error
+			checkRefused(t, err, gormtype.ErrZeroID, "hostileRow.Opt")
+		}
+		checkCount(t, db, 1, "hostile_rows", "1 = 1")
 	})
 }
 

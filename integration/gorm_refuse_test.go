@@ -228,3 +228,56 @@ func TestGormRefuseUpsertAssigningFresh(t *testing.T) {
 		checkCount(t, db, 1, "refuse_ref_accts", "1 = 1")
 	})
 }
+
+type refuseDefaultAccount struct {
+	ID    gormtype.HUID `gorm:"primaryKey;default:huid_generate()"`
+	Email string        `gorm:"size:100;uniqueIndex"`
+	Name  string        `gorm:"size:50"`
+}
+
+func (refuseDefaultAccount) TableName() string { return "refuse_default_accounts" }
+
+// TestGormRefuseWaysOut: the ways out that the refusals of upserts name
+// work: FirstOrCreate with Assign inserts, then updates the same row; an
+// upsert of rows whose keys the caller set, or (PostgreSQL) the column
+// DEFAULT makes, runs as written, with one row per email.
+func TestGormRefuseWaysOut(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &refuseAccount{})
+		var first, second refuseAccount
+		for i, row := range []*refuseAccount{&first, &second} {
+			name := []string{"n1", "n2"}[i]
+			if err := db.Where(refuseAccount{Email: "assign@x"}).Assign(refuseAccount{Name: name}).FirstOrCreate(row).Error; err != nil {
+				t.Fatalf("FirstOrCreate with Assign %s: %v", name, err)
+			}
+		}
+		if first.ID.IsZero() || second.ID != first.ID {
+			t.Errorf("FirstOrCreate keys %s, %s; want one fresh key", first.ID, second.ID)
+		}
+		checkStored(t, db, first.ID, refuseAccount{ID: first.ID, Email: "assign@x", Name: "n2"})
+
+		upsert := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
+		if d.name == "mysql" {
+			upsert.Columns = nil // ON DUPLICATE KEY UPDATE
+		}
+		for _, name := range []string{"s1", "s2"} {
+			row := refuseAccount{ID: gormtype.NewHUID(), Email: "set@x", Name: name}
+			if err := db.Clauses(upsert).Create(&row).Error; err != nil {
+				t.Fatalf("upsert with the key set: %v", err)
+			}
+		}
+		checkCount(t, db, 1, "refuse_accounts", "email = 'set@x' AND name = 's2'")
+		if d.name != "postgres" {
+			return
+		}
+		resetTables(t, db, &refuseDefaultAccount{})
+		for _, name := range []string{"d1", "d2"} {
+			row := refuseDefaultAccount{Email: "default@x", Name: name}
+			if err := db.Clauses(upsert).Create(&row).Error; err != nil || row.ID.IsZero() {
+				t.Fatalf("upsert with the key from the DEFAULT: %v, key %s", err, row.ID)
+			}
+		}
+		checkCount(t, db, 1, "refuse_default_accounts", "email = 'default@x' AND name = 'd2'")
+	})
+}

@@ -7,6 +7,7 @@ package integration_test
 // type than gormtype's ID types.
 
 import (
+	"strings"
 	"testing"
 
 	"gorm.io/gorm"
@@ -54,6 +55,37 @@ func TestGormSetupIdtypeKey(t *testing.T) {
 			checkRefused(t, err, gormtype.ErrSetup, "setupCore.ID", "idtype.HUID", "gormtype.HUID")
 		}
 		checkCount(t, db, 0, "setup_core", "1 = 1")
+	})
+}
+
+// setupCoreTrace has idtype's SCRU128, which GORM takes for text.
+type setupCoreTrace struct {
+	ID    gormtype.HUID `gorm:"primaryKey"`
+	Trace idtype.SCRU128
+}
+
+func (setupCoreTrace) TableName() string { return "setup_core_traces" }
+
+// TestGormSetupIdtypeTrace: plain GORM migrates an idtype.SCRU128 field as
+// a text column; with AutoID a Create of such a model fails with ErrSetup
+// pointing at gormtype.SCRU128.
+func TestGormSetupIdtypeTrace(t *testing.T) {
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		plain := d.open(t, &gorm.Config{})
+		resetTables(t, plain, &setupCoreTrace{})
+		types, err := plain.Migrator().ColumnTypes(&setupCoreTrace{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range types {
+			if c.Name() == "trace" && !strings.Contains(strings.ToLower(c.DatabaseTypeName()), "text") {
+				t.Errorf("AutoMigrate made the idtype.SCRU128 column %s, not text", c.DatabaseTypeName())
+			}
+		}
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		err = db.Create(&setupCoreTrace{Trace: idtype.NewSCRU128()}).Error
+		checkRefused(t, err, gormtype.ErrSetup, "setupCoreTrace.Trace", "idtype.SCRU128", "gormtype.SCRU128")
+		checkCount(t, db, 0, "setup_core_traces", "1 = 1")
 	})
 }
 

@@ -209,7 +209,8 @@ func checkJSON(t *testing.T, a typesAuthor) {
 }
 
 // checkBetween: Between on a HUID key finds the rows made in the window
-// and no other; on a SCRU128 key it finds the books made in it.
+// and no other; on a SCRU128 key it finds the books made in it, on a
+// SCRU128Bytes key the profiles.
 func checkBetween(t *testing.T, db *gorm.DB) {
 	mustCreate(t, db, &typesTag{ID: mustHUID(time.Now().Add(-time.Minute)), Name: "before"})
 	time.Sleep(2 * time.Millisecond)
@@ -239,6 +240,17 @@ func checkBetween(t *testing.T, db *gorm.DB) {
 	var books []typesBook
 	if err := db.Scopes(gormtype.Between("types_books.id", from.Add(-time.Hour), to)).Find(&books).Error; err != nil || len(books) != 3 {
 		t.Errorf("Between on a SCRU128 key = %d rows, %v; want the 3 books", len(books), err)
+	}
+	var all, found, none int64
+	err := db.Model(&typesProfile{}).Count(&all).Error
+	if err == nil {
+		err = db.Model(&typesProfile{}).Scopes(gormtype.Between("id", from.Add(-time.Hour), to)).Count(&found).Error
+	}
+	if err == nil {
+		err = db.Table("types_profiles").Scopes(gormtype.BetweenSCRU128Bytes("id", to, to.Add(time.Hour))).Count(&none).Error
+	}
+	if err != nil || all == 0 || found != all || none != 0 {
+		t.Errorf("Between on a SCRU128Bytes key: %d of %d rows in the last hour, %d after it, %v; want all and none", found, all, none, err)
 	}
 	checkBetweenFromEpoch(t, db, to)
 }

@@ -284,33 +284,56 @@ type unitAudit struct {
 // TestGormUnitHookWritesInPlainCreate: a plain Create in GORM's own
 // transaction whose INSERT fails after its BeforeCreate hook wrote rows
 // (through gormtype.Transaction on the hook's tx, and through the hook's
-// tx) unsets their keys with the rollback, as gormtype.Transaction does.
+// tx) unsets their keys with the rollback, as gormtype.Transaction does,
+// whether its name or its fresh key was taken. gormtype.Transaction reruns
+// the Create whose key was taken, and the hook's rows are stored once.
 func TestGormUnitHookWritesInPlainCreate(t *testing.T) {
 	t.Parallel()
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		for _, mode := range []string{"plain", "gormtype.Transaction"} {
-			t.Run(mode, func(t *testing.T) {
-				db := openUnitDB(t, d, "hook_", &gorm.Config{}, gormtype.AutoID{})
-				resetTables(t, db, &unitHookedRow{}, &unitAudit{})
-				mustCreate(t, db, &unitHookedRow{Name: "dup"}) // no audits: the hook writes nothing
-				h := unitHookedRow{Name: "dup", Audit: &unitAudit{Note: "via Transaction"}, Note: &unitAudit{Note: "via hook tx"}}
-				var err error
-				if mode == "plain" {
-					err = db.Create(&h).Error
-				} else {
-					err = gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error { return tx.Create(&h).Error })
-				}
-				if !isUniqueViolation(err) {
-					t.Fatalf("Create with a taken name: %v; want the unique violation", err)
-				}
-				checkCount(t, db, 0, "hook_unit_audits", "1 = 1")
-				checkCount(t, db, 1, "hook_unit_hooked_rows", "1 = 1")
-				for what, id := range map[string]gormtype.HUID{"hooked row": h.ID, "Audit (Transaction in the hook)": h.Audit.ID, "Note (hook's tx)": h.Note.ID} {
-					if !id.IsZero() {
-						t.Errorf("%s holds key %s after the failed Create rolled it back; want zero", what, id)
+			for _, taken := range []string{"name", "key"} {
+				t.Run(mode+"/"+taken, func(t *testing.T) {
+					src := &takenFirst{}
+					db := openUnitDB(t, d, "hook_", &gorm.Config{}, src.plugin(0))
+					resetTables(t, db, &unitHookedRow{}, &unitAudit{})
+					first := unitHookedRow{Name: "dup"}
+					mustCreate(t, db, &first) // no audits: the hook writes nothing
+					h := unitHookedRow{Name: "dup", Audit: &unitAudit{Note: "via Transaction"}, Note: &unitAudit{Note: "via hook tx"}}
+					if taken == "key" {
+						h.Name = "new"
+						src.next(first.ID)
 					}
-				}
-			})
+					var err error
+					if mode == "plain" {
+						err = db.Create(&h).Error
+					} else {
+						err = gormtype.Transaction(context.Background(), db, func(tx *gorm.DB) error { return tx.Create(&h).Error })
+					}
+					src.checkDrawn(t)
+					if taken == "key" && mode != "plain" {
+						if err != nil {
+							t.Fatalf("Transaction of a Create whose key was taken: %v", err)
+						}
+						checkNamed(t, db, "hook_unit_hooked_rows", h.ID, "new")
+						checkCount(t, db, 1, "hook_unit_audits", "id = ? AND note = 'via Transaction'", h.Audit.ID)
+						checkCount(t, db, 1, "hook_unit_audits", "id = ? AND note = 'via hook tx'", h.Note.ID)
+						checkCount(t, db, 2, "hook_unit_audits", "1 = 1")
+						return
+					}
+					if taken == "key" {
+						checkRefused(t, err, gormtype.ErrKeyTaken, "hook_unit_hooked_rows")
+					} else if !isUniqueViolation(err) {
+						t.Fatalf("Create with a taken name: %v; want the unique violation", err)
+					}
+					checkCount(t, db, 0, "hook_unit_audits", "1 = 1")
+					checkCount(t, db, 1, "hook_unit_hooked_rows", "1 = 1")
+					for what, id := range map[string]gormtype.HUID{"hooked row": h.ID, "Audit (Transaction in the hook)": h.Audit.ID, "Note (hook's tx)": h.Note.ID} {
+						if !id.IsZero() {
+							t.Errorf("%s holds key %s after the failed Create rolled it back; want zero", what, id)
+						}
+					}
+				})
+			}
 		}
 	})
 }

@@ -358,3 +358,29 @@ func tableCells(line string) []string {
 	}
 	return cells
 }
+
+// TestDocsFailedCreatesPerDay: the figure docs/gorm.md gives for the
+// failed Creates a day, at a rate over some generators, is idtype's
+// estimate of HUID collisions a day for them.
+func TestDocsFailedCreatesPerDay(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile(filepath.Join("..", "docs", "gorm.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prose := strings.Join(strings.Fields(string(text)), " ")
+	m := regexp.MustCompile(`at (\d[\d ]*) Go-made HUIDs/s over (\d+) generators, about (\d+) failed Creates a day`).FindStringSubmatch(prose)
+	if m == nil {
+		t.Fatal("docs/gorm.md gives no figure of failed Creates a day")
+	}
+	rate, _ := strconv.ParseFloat(strings.ReplaceAll(m[1], " ", ""), 64)
+	generators, _ := strconv.Atoi(m[2])
+	figure, _ := strconv.ParseFloat(m[3], 64)
+	h, err := idtype.HUIDCollisions(rate, generators)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Round(h.PerDay) != figure {
+		t.Errorf("docs/gorm.md: about %v failed Creates a day at %v HUIDs/s over %d generators; idtype estimates %.3g", figure, rate, generators, h.PerDay)
+	}
+}
