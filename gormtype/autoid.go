@@ -36,7 +36,8 @@ const pluginName = "sortid:autoid"
 // Create that a fresh value could make update or skip another row, or that
 // would store a zero ID, fails with [ErrRefused] or [ErrZeroID] naming the
 // way out (docs/gorm.md). Map values and inline keys (db.First(&row, id))
-// are bound as their field's type. AutoID is safe for concurrent use when
+// are bound as their field's type; a condition on a zero ID fails with
+// ErrZeroID. AutoID is safe for concurrent use when
 // its generators and OnCollision are.
 type AutoID struct {
 	// Retries bounds the reruns of [Transaction]: 0 means DefaultRetries,
@@ -60,7 +61,8 @@ func (AutoID) Name() string { return pluginName }
 
 // Initialize implements gorm.Plugin: it fills IDs before the hooks of
 // every Create, wraps gorm:create to read the driver's error, and reports
-// a collision last; it checks every Update, and binds inline keys. It
+// a collision last; it checks every Update, and the conditions of every
+// statement. It
 // returns [ErrSetup] (wrapped) when db has no gorm:create.
 func (a AutoID) Initialize(db *gorm.DB) error {
 	create := db.Callback().Create()
@@ -74,10 +76,11 @@ func (a AutoID) Initialize(db *gorm.DB) error {
 		create.After("*").Register("sortid:finish", a.finish),
 		db.Callback().Update().After("gorm:setup_reflect_value").Before("gorm:before_update").Register("sortid:update", update),
 		db.Callback().Update().After("*").Register("sortid:updated", updated),
-		db.Callback().Query().Before("gorm:query").Register("sortid:keys", bindKeys),
-		db.Callback().Delete().Before("gorm:delete").Register("sortid:keys", bindKeys),
+		db.Callback().Update().Before("gorm:update").Register("sortid:where", checkWhere),
+		db.Callback().Query().Before("gorm:query").Register("sortid:where", checkWhere),
+		db.Callback().Delete().Before("gorm:delete").Register("sortid:where", checkWhere),
 		db.Callback().Delete().After("gorm:delete").Register("sortid:deleted", deleted),
-		db.Callback().Row().Before("gorm:row").Register("sortid:keys", bindKeys),
+		db.Callback().Row().Before("gorm:row").Register("sortid:where", checkWhere),
 	} {
 		if err != nil {
 			return fmt.Errorf("gormtype: register AutoID's callbacks: %w", err)
@@ -198,6 +201,9 @@ func update(db *gorm.DB) {
 	openLink(db)
 	if db.Error == nil && db.Statement.Schema != nil {
 		err := checkMaps(db.Statement, nil, false)
+		if err == nil {
+			err = checkModelKey(db.Statement)
+		}
 		if err == nil {
 			err = checkSave(db.Statement)
 		}

@@ -27,8 +27,9 @@ var ErrRefused = errors.New("gormtype: AutoID refuses this Create")
 // by [AutoID.Initialize] on one without the gorm:create callback.
 var ErrSetup = errors.New("gormtype: set-up error")
 
-// ErrZeroID is returned (wrapped, naming the type or the field and the way
-// out) by a statement that would store a zero ID, which means "not set":
-// in a field AutoID does not fill, by a Save over a stored ID, or as an
-// Update's value 0, nil or "", or a map Create's in such a field.
+// ErrZeroID is returned (wrapped, naming the type, the field or the column
+// and the way out) by a statement that would store or compare a zero ID,
+// which means "not set": in a field AutoID does not fill, by a Save over a
+// stored ID, as an Update's value 0, nil or "" or a map Create's in such a
+// field, and in a condition.
 var ErrZeroID = errors.New("gormtype: a zero ID is never stored")

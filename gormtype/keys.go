@@ -130,10 +130,17 @@ func checkEngines(db *gorm.DB, f *filled, tables []string) error {
 		ErrRefused, f.table, strings.Join(tables, ", "), f.raw)
 }
 
-// bindKeys binds a key given inline (First(&row, id), Find, Delete) as one
-// value of its type: GORM binds its Value, a SCRU128Bytes' as 16 numbers.
-func bindKeys(db *gorm.DB) {
+// checkWhere binds a key given inline (First(&row, id), Find, Delete,
+// Where(id)) as one value of its type: GORM binds its Value, a
+// SCRU128Bytes' as 16 numbers. It refuses a condition that compares a
+// column with a zero ID ([ErrZeroID]): GORM drops the error of its Value
+// and writes IS NULL.
+func checkWhere(db *gorm.DB) {
 	where, _ := db.Statement.Clauses["WHERE"].Expression.(clause.Where)
+	if col, ok := zeroCondition(where.Exprs); ok {
+		db.AddError(fmt.Errorf("%w: a condition compares %v with a zero ID, which GORM would write as IS NULL; give the ID it means, or nil for NULL", ErrZeroID, col))
+		return
+	}
 	key := db.Statement.Schema
 	if key == nil || key.PrioritizedPrimaryField == nil || schemeOf(key.PrioritizedPrimaryField.FieldType) == nil {
 		return
@@ -154,6 +161,37 @@ func bindKeys(db *gorm.DB) {
 			where.Exprs[i] = in
 		}
 	}
+}
+
+// zeroCondition returns the column of the first Eq or Neq among exprs
+// (and the conditions in them) that compares it with a zero ID, a pointer
+// to one, or a Valid Null of one.
+func zeroCondition(exprs []clause.Expression) (column any, ok bool) {
+	for _, e := range exprs {
+		var v any
+		switch e := e.(type) {
+		case clause.Eq:
+			column, v = e.Column, e.Value
+		case clause.Neq:
+			column, v = e.Column, e.Value
+		case clause.AndConditions:
+			column, ok = zeroCondition(e.Exprs)
+		case clause.OrConditions:
+			column, ok = zeroCondition(e.Exprs)
+		case clause.NotConditions:
+			column, ok = zeroCondition(e.Exprs)
+		}
+		if fv := reflect.ValueOf(v); !ok && fv.IsValid() && schemeOf(fv.Type()) != nil && (fv.Kind() != reflect.Pointer || !fv.IsNil()) {
+			fv = reflect.Indirect(fv)
+			ok = isZeroID(fv) && (fv.Kind() != reflect.Struct || fv.Field(1).Bool()) // nil and a NULL Null are NULL
+		}
+		if c, isColumn := column.(clause.Column); ok && isColumn {
+			return c.Name, true
+		} else if ok {
+			return column, true
+		}
+	}
+	return nil, false
 }
 
 // bytes16 returns the 16 bytes GORM listed one by one.

@@ -276,7 +276,7 @@ func checkAssociationKeys(stmt *gorm.Statement) (err error) {
 		}
 		eachRow(stmt.ReflectValue, func(row reflect.Value) {
 			eachRow(reflect.Indirect(rel.Field.ReflectValueOf(stmt.Context, row)), func(r reflect.Value) {
-				if fv := key.ReflectValueOf(stmt.Context, r); err == nil && !fv.IsZero() && isZeroID(fv) {
+				if err == nil && pointsToZero(key.ReflectValueOf(stmt.Context, r)) {
 					err = fmt.Errorf("%w: a %s in %s.%s has a %s that points to a zero ID or is a Valid Null of one, which GORM takes as a key and saves once for all such rows; leave it nil (or not Valid), and AutoID fills it",
 						ErrZeroID, rel.FieldSchema.Name, stmt.Schema.Name, rel.Name, key.Name)
 				}
@@ -284,6 +284,24 @@ func checkAssociationKeys(stmt *gorm.Statement) (err error) {
 		})
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// pointsToZero reports whether an ID field that GORM takes as set is
+// unset: a pointer to a zero ID, or a Valid Null of one.
+func pointsToZero(fv reflect.Value) bool {
+	return !fv.IsZero() && isZeroID(fv)
+}
+
+// checkModelKey returns [ErrZeroID] for an Update of a row whose ID key
+// points to a zero ID or is a Valid Null of one: GORM would write its
+// condition as IS NULL.
+func checkModelKey(stmt *gorm.Statement) error {
+	for _, f := range stmt.Schema.PrimaryFields {
+		if stmt.ReflectValue.Kind() == reflect.Struct && schemeOf(f.FieldType) != nil && pointsToZero(f.ReflectValueOf(stmt.Context, stmt.ReflectValue)) {
+			return fmt.Errorf("%w: the key %s.%s of the updated row points to a zero ID or is a Valid Null of one, which GORM would match as NULL; set it, or load the row", ErrZeroID, stmt.Schema.Name, f.Name)
 		}
 	}
 	return nil

@@ -20,7 +20,8 @@ import (
 // fn must write with tx (or a session of it) and may run more than once:
 // what it does outside tx is not undone. db may be a hook's tx. Transaction
 // returns [ErrSetup] for a db without AutoID, or in a transaction with
-// DisableNestedTransaction, and any other error of fn or of the transaction
+// DisableNestedTransaction (which GORM sets for the hooks of association
+// rows), and any other error of fn or of the transaction
 // as it is. When fn panics, the fields are unset and the panic goes on.
 func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, opts ...*sql.TxOptions) error {
 	a, ok := db.Config.Plugins[pluginName].(AutoID)
@@ -28,7 +29,7 @@ func Transaction(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, o
 		return fmt.Errorf("%w: gormtype.Transaction retries the Creates of AutoID; register it with db.Use(gormtype.AutoID{})", ErrSetup)
 	}
 	if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx && db.DisableNestedTransaction {
-		return fmt.Errorf("%w: in your transaction gormtype.Transaction reruns its function in a savepoint, which gorm.Config.DisableNestedTransaction turns off", ErrSetup)
+		return fmt.Errorf("%w: in a transaction gormtype.Transaction reruns its function in a savepoint, which DisableNestedTransaction turns off: set in gorm.Config, or by GORM for the hooks of rows it saves as associations; there, write with the hook's tx, and run the outer Create in gormtype.Transaction, which reruns it all", ErrSetup)
 	}
 	retries := a.Retries
 	if retries == 0 {
