@@ -3,6 +3,7 @@ package gormtype
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"gorm.io/gorm"
@@ -22,8 +23,9 @@ const pluginName = "sortid:autoid"
 // Save of a new row, and the Creates saving associations) it gives a fresh
 // ID to every unset field (zero, a nil pointer, a NULL Null) of a gormtype
 // ID type that is a primary key or tagged sortid:"auto", unless tagged
-// sortid:"-" or filled by a database default the model declares. The
-// HUIDs of one statement ascend with its rows.
+// sortid:"-" or filled by a database default the model declares. Rows
+// given by key to an upsert on the key (db.Save's, association saves) are
+// stored as given. The HUIDs of one statement ascend with its rows.
 //
 // It never runs a statement again: when a unique key whose value it filled
 // in every row is taken, the Create fails with [ErrKeyTaken], and
@@ -108,6 +110,9 @@ func (a AutoID) fill(db *gorm.DB) {
 	anyNew := true
 	if err == nil && nested {
 		anyNew, err = splitStored(db) // none: GORM's upsert of stored rows
+	} else if err == nil && savesByKey(stmt) {
+		anyNew = false
+		eachRow(stmt.ReflectValue, func(row reflect.Value) { anyNew = anyNew || isNew(stmt, row) })
 	}
 	f := &filled{}
 	if err == nil && anyNew {

@@ -130,17 +130,17 @@ func checkEngines(db *gorm.DB, f *filled, tables []string) error {
 		ErrRefused, f.table, strings.Join(tables, ", "), f.raw)
 }
 
-// checkWhere binds a key given inline (First(&row, id), Find, Delete,
-// Where(id)) as one value of its type: GORM binds its Value, a
-// SCRU128Bytes' as 16 numbers. It refuses a condition that compares a
-// column with a zero ID ([ErrZeroID]): GORM drops the error of its Value
-// and writes IS NULL.
+// checkWhere refuses a condition that compares a column with a zero ID
+// ([ErrZeroID]): GORM drops the error of its Value and writes IS NULL, and
+// drops a subquery's error. It binds a key given inline (First(&row, id),
+// Find, Delete, Where(id)) as one value of its type: GORM binds its Value,
+// a SCRU128Bytes' as 16 numbers.
 func checkWhere(db *gorm.DB) {
-	where, _ := db.Statement.Clauses["WHERE"].Expression.(clause.Where)
-	if col, ok := zeroCondition(where.Exprs); ok {
+	if col, ok := zeroCondition(conditions(db.Statement)); ok {
 		db.AddError(fmt.Errorf("%w: a condition compares %v with a zero ID, which GORM would write as IS NULL; give the ID it means, or nil for NULL", ErrZeroID, col))
 		return
 	}
+	where, _ := db.Statement.Clauses["WHERE"].Expression.(clause.Where)
 	key := db.Statement.Schema
 	if key == nil || key.PrioritizedPrimaryField == nil || schemeOf(key.PrioritizedPrimaryField.FieldType) == nil {
 		return
@@ -163,23 +163,47 @@ func checkWhere(db *gorm.DB) {
 	}
 }
 
-// zeroCondition returns the column of the first Eq or Neq among exprs
-// (and the conditions in them) that compares it with a zero ID, a pointer
-// to one, or a Valid Null of one.
+// conditions returns the conditions of stmt: its WHERE and HAVING, and
+// the ON and arguments of its joins.
+func conditions(stmt *gorm.Statement) []clause.Expression {
+	where, _ := stmt.Clauses["WHERE"].Expression.(clause.Where)
+	group, _ := stmt.Clauses["GROUP BY"].Expression.(clause.GroupBy)
+	exprs := append(slices.Clone(where.Exprs), group.Having...)
+	for _, j := range stmt.Joins {
+		if exprs = append(exprs, clause.Expr{Vars: j.Conds}); j.On != nil {
+			exprs = append(exprs, j.On.Exprs...)
+		}
+	}
+	return exprs
+}
+
+// zeroCondition returns the column of the first Eq or Neq among exprs,
+// the conditions in them and their subqueries, that compares it with a
+// zero ID, a pointer to one, or a Valid Null of one.
 func zeroCondition(exprs []clause.Expression) (column any, ok bool) {
 	for _, e := range exprs {
 		var v any
+		var vars []any
 		switch e := e.(type) {
 		case clause.Eq:
-			column, v = e.Column, e.Value
+			column, v, vars = e.Column, e.Value, []any{e.Value}
 		case clause.Neq:
-			column, v = e.Column, e.Value
+			column, v, vars = e.Column, e.Value, []any{e.Value}
+		case clause.Expr:
+			vars = e.Vars
+		case clause.NamedExpr:
+			vars = e.Vars
 		case clause.AndConditions:
 			column, ok = zeroCondition(e.Exprs)
 		case clause.OrConditions:
 			column, ok = zeroCondition(e.Exprs)
 		case clause.NotConditions:
 			column, ok = zeroCondition(e.Exprs)
+		}
+		for _, sub := range vars {
+			if sub, isQuery := sub.(*gorm.DB); isQuery && !ok {
+				column, ok = zeroCondition(conditions(sub.Statement))
+			}
 		}
 		if fv := reflect.ValueOf(v); !ok && fv.IsValid() && schemeOf(fv.Type()) != nil && (fv.Kind() != reflect.Pointer || !fv.IsNil()) {
 			fv = reflect.Indirect(fv)

@@ -208,7 +208,7 @@ func splitStored(db *gorm.DB) (bool, error) {
 			}
 			seen[p] = true
 		}
-		if slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool { return madeKey(f) && isZeroID(f.ReflectValueOf(stmt.Context, row)) }) {
+		if isNew(stmt, row) {
 			news = append(news, row)
 		} else {
 			stored = append(stored, row)
@@ -243,6 +243,23 @@ func pointers(rows []reflect.Value) reflect.Value {
 		s = reflect.Append(s, r.Addr())
 	}
 	return s
+}
+
+// isNew reports whether a row is new: a key [madeKey] is unset.
+func isNew(stmt *gorm.Statement, row reflect.Value) bool {
+	return slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool {
+		return madeKey(f) && isZeroID(f.ReflectValueOf(stmt.Context, row))
+	})
+}
+
+// savesByKey reports whether stmt upserts every column on the primary key,
+// as db.Save does for a row its UPDATE did not change (MySQL counts none):
+// rows given by key are stored as they are.
+func savesByKey(stmt *gorm.Statement) bool {
+	oc, _ := stmt.Clauses["ON CONFLICT"].Expression.(clause.OnConflict)
+	return oc.UpdateAll && !slices.ContainsFunc(oc.Columns, func(c clause.Column) bool {
+		return !slices.Contains(stmt.Schema.PrimaryFieldDBNames, c.Name)
+	})
 }
 
 // madeKey reports whether a key field's zero means "to be made" (by AutoID

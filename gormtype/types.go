@@ -27,6 +27,12 @@ func zeroID(name string) error {
 		ErrZeroID, name, name)
 }
 
+// zeroArg is bound for a zero ID of the type it names: its Value fails
+// with [ErrZeroID] when the driver sends the statement.
+type zeroArg struct{ name string }
+
+func (z zeroArg) Value() (driver.Value, error) { return nil, zeroID(z.name) }
+
 // HUID is an [idtype.HUID] field: a bigint column (integer on SQLite),
 // never auto-increment, a JSON string. Zero means "not set".
 type HUID idtype.HUID
@@ -94,9 +100,9 @@ func (id SCRU128) Value() (driver.Value, error) {
 // bytes elsewhere; zero makes the statement fail with [ErrZeroID].
 func (id SCRU128) GormValue(_ context.Context, db *gorm.DB) clause.Expr {
 	switch {
-	case id.IsZero():
+	case id.IsZero(): // bound too: GORM drops a subquery's error, not a driver's
 		_ = db.AddError(zeroID("SCRU128"))
-		return clause.Expr{SQL: "NULL"}
+		return clause.Expr{SQL: "?", Vars: []any{zeroArg{"SCRU128"}}}
 	case db.Dialector.Name() == "postgres":
 		return clause.Expr{SQL: "?", Vars: []any{idtype.SCRU128(id).UUIDString()}}
 	}
