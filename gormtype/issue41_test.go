@@ -7,6 +7,7 @@ package gormtype_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -142,4 +143,31 @@ func TestTransactionInAHook(t *testing.T) {
 	checkCount(t, db, 2, "hook_txes", "1 = 1")
 	checkCount(t, db, 2, "audit_rows", "1 = 1")
 	checkCount(t, db, 1, "audit_rows", "note = 'created b'")
+}
+
+// TestConditionsSharedByGoroutines: one query value with an inline
+// SCRU128Bytes key in Not, and one with a zero ID in a map condition, serve
+// queries on several goroutines at once (run with -race): AutoID binds and
+// refuses in copies, so each query gets the rows but the key's, or
+// ErrZeroID.
+func TestConditionsSharedByGoroutines(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, nil, gormtype.AutoID{}, &Tag{})
+	tags := []Tag{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	mustCreate(t, db, &tags)
+	not := db.Model(&Tag{}).Not(tags[0].ID)
+	zero := db.Model(&Tag{}).Where(map[string]any{"id": gormtype.SCRU128Bytes{}})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			var rows []Tag
+			if err := not.Session(&gorm.Session{}).Find(&rows).Error; err != nil || len(rows) != 2 {
+				t.Errorf("Not(key).Find: %d rows, %v; want 2", len(rows), err)
+			}
+			if err := zero.Session(&gorm.Session{}).Find(&rows).Error; !errors.Is(err, gormtype.ErrZeroID) || !strings.Contains(err.Error(), "compares id") {
+				t.Errorf("Where(map{id: zero}).Find: %v; want ErrZeroID naming id", err)
+			}
+		})
+	}
+	wg.Wait()
 }

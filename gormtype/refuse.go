@@ -176,9 +176,14 @@ func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
 func asID(f *schema.Field, v any) (any, error) {
 	s, id := schemeOf(f.FieldType), reflect.New(indirect(f.FieldType))
 	dv, err := driver.DefaultParameterConverter.ConvertValue(v) // a zero ID's Value is ErrZeroID
-	if err == nil && dv == nil && f.FieldType.Kind() == reflect.Pointer && !f.PrimaryKey {
+	pointer := f.FieldType.Kind() == reflect.Pointer
+	switch {
+	case err != nil:
+	case dv == nil && pointer && !f.PrimaryKey:
 		return nil, nil // NULL
-	} else if err == nil && (dv == "" || dv == nil && id.Elem().Type() != s.null || dv != nil && reflect.ValueOf(dv).IsZero()) {
+	case dv == nil && !pointer && id.Elem().Type() != s.null:
+		err = fmt.Errorf("%w: a gormtype.%s field cannot hold NULL; make it *gormtype.%s or Null%s where it may (GORM writes NULL to detach a has-many's rows in Association Delete, Clear and Replace)", ErrZeroID, s.name, s.name, s.name)
+	case dv == "" || dv == nil && id.Elem().Type() != s.null || dv != nil && reflect.ValueOf(dv).IsZero():
 		err = fmt.Errorf("%w; set a gormtype.%s, or for a new row leave it to AutoID", ErrZeroID, s.name)
 	}
 	if err == nil {

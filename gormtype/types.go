@@ -33,6 +33,13 @@ type zeroArg struct{ name string }
 
 func (z zeroArg) Value() (driver.Value, error) { return nil, zeroID(z.name) }
 
+// failingID is the SQL of a zero ID of the type named name: a bound value
+// that the driver refuses, where GORM would drop an error (a subquery's)
+// or write NULL.
+func failingID(name string) clause.Expr {
+	return clause.Expr{SQL: "?", Vars: []any{zeroArg{name}}}
+}
+
 // HUID is an [idtype.HUID] field: a bigint column (integer on SQLite),
 // never auto-increment, a JSON string. Zero means "not set".
 type HUID idtype.HUID
@@ -102,7 +109,7 @@ func (id SCRU128) GormValue(_ context.Context, db *gorm.DB) clause.Expr {
 	switch {
 	case id.IsZero(): // bound too: GORM drops a subquery's error, not a driver's
 		_ = db.AddError(zeroID("SCRU128"))
-		return clause.Expr{SQL: "?", Vars: []any{zeroArg{"SCRU128"}}}
+		return failingID("SCRU128")
 	case db.Dialector.Name() == "postgres":
 		return clause.Expr{SQL: "?", Vars: []any{idtype.SCRU128(id).UUIDString()}}
 	}
