@@ -1,7 +1,6 @@
 package gormtype
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -9,8 +8,6 @@ import (
 	"strings"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
-	"gorm.io/gorm/schema"
 
 	"github.com/sortid/sortid/pgretry"
 )
@@ -130,135 +127,4 @@ func checkEngines(db *gorm.DB, f *filled, tables []string) error {
 	}
 	return fmt.Errorf("%w: a fresh key of a Create into %s was taken after rows were written to %s, whose engine keeps them on a rollback or cannot be read, so the Create cannot run again without the risk of storing them twice; the structs of earlier statements keep the keys AutoID drew, those of this Create's rows are unset, also of rows the table kept; use InnoDB tables: %v",
 		ErrRefused, f.table, strings.Join(tables, ", "), f.raw)
-}
-
-// checkWhere refuses a condition that compares a column with a zero ID
-// ([ErrZeroID]), which GORM writes as IS NULL; in a subquery, whose error
-// GORM drops, it binds a value that the driver refuses instead. It binds a
-// key given inline (First(&row, id), Find, Delete, Where(id), Not(id)) as
-// one value of its type: GORM binds its Value, a SCRU128Bytes' as 16
-// numbers. It refuses a statement whose subquery failed. It changes copies:
-// a query may be shared.
-func checkWhere(db *gorm.DB) {
-	stmt := db.Statement
-	var key *schema.Field
-	if s := stmt.Schema; s != nil && s.PrioritizedPrimaryField != nil && schemeOf(s.PrioritizedPrimaryField.FieldType) != nil {
-		key = s.PrioritizedPrimaryField
-	}
-	var errs []error
-	check := func(exprs []clause.Expression) []clause.Expression {
-		exprs, err := checkConditions(exprs, key)
-		errs = append(errs, err)
-		return exprs
-	}
-	if c, ok := stmt.Clauses["WHERE"]; ok {
-		where, _ := c.Expression.(clause.Where)
-		where.Exprs = check(where.Exprs)
-		c.Expression = where
-		stmt.Clauses["WHERE"] = c
-	}
-	if c, ok := stmt.Clauses["GROUP BY"]; ok {
-		group, _ := c.Expression.(clause.GroupBy)
-		group.Having = check(group.Having)
-		c.Expression = group
-		stmt.Clauses["GROUP BY"] = c
-	}
-	for i, j := range stmt.Joins {
-		check([]clause.Expression{clause.Expr{Vars: j.Conds}})
-		if j.On != nil {
-			stmt.Joins[i].On = &clause.Where{Exprs: check(j.On.Exprs)}
-		}
-	}
-	if err := cmp.Or(errs...); err != nil && !db.DryRun { // a subquery is a dry run
-		db.AddError(err)
-	}
-}
-
-// checkConditions returns a copy of exprs in which a comparison with a
-// zero ID binds [failingID] and an inline key one value, the conditions
-// in them too, and the error of the first zero ID or failed subquery.
-func checkConditions(exprs []clause.Expression, key *schema.Field) ([]clause.Expression, error) {
-	out, errs := slices.Clone(exprs), make([]error, len(exprs))
-	for i, e := range exprs {
-		var vars []any
-		switch e := e.(type) {
-		case clause.Eq:
-			if name, zero := zeroValue(e.Value); zero {
-				out[i], errs[i] = clause.Eq{Column: e.Column, Value: failingID(name)}, zeroCondition(e.Column)
-			}
-			vars = []any{e.Value}
-		case clause.Neq:
-			if name, zero := zeroValue(e.Value); zero {
-				out[i], errs[i] = clause.Neq{Column: e.Column, Value: failingID(name)}, zeroCondition(e.Column)
-			}
-			vars = []any{e.Value}
-		case clause.IN:
-			out[i] = bindKey(e, key)
-		case clause.Expr:
-			vars = e.Vars
-		case clause.NamedExpr:
-			vars = e.Vars
-		case clause.AndConditions:
-			e.Exprs, errs[i] = checkConditions(e.Exprs, key)
-			out[i] = e
-		case clause.OrConditions:
-			e.Exprs, errs[i] = checkConditions(e.Exprs, key)
-			out[i] = e
-		case clause.NotConditions:
-			e.Exprs, errs[i] = checkConditions(e.Exprs, key)
-			out[i] = e
-		}
-		for _, v := range vars {
-			if sub, ok := v.(*gorm.DB); ok && sub.Error != nil {
-				errs[i] = cmp.Or(errs[i], fmt.Errorf("gormtype: a subquery failed, which GORM would write as no SQL: %w", sub.Error))
-			}
-		}
-	}
-	return out, cmp.Or(errs...)
-}
-
-// zeroValue reports whether v is a zero ID, a pointer to one, or a Valid
-// Null of one (nil and a NULL Null are NULL), and names its type.
-func zeroValue(v any) (name string, zero bool) {
-	fv := reflect.ValueOf(v)
-	if !fv.IsValid() || schemeOf(fv.Type()) == nil || fv.Kind() == reflect.Pointer && fv.IsNil() {
-		return "", false
-	}
-	name, fv = schemeOf(fv.Type()).name, reflect.Indirect(fv)
-	return name, isZeroID(fv) && (fv.Kind() != reflect.Struct || fv.Field(1).Bool())
-}
-
-func zeroCondition(column any) error {
-	if c, ok := column.(clause.Column); ok {
-		column = c.Name
-	}
-	return fmt.Errorf("%w: a condition compares %v with a zero ID, which GORM would write as IS NULL; give the ID it means, or nil for NULL", ErrZeroID, column)
-}
-
-// bindKey binds a key given inline for the primary key as one value.
-func bindKey(in clause.IN, key *schema.Field) clause.IN {
-	if col, _ := in.Column.(clause.Column); key == nil || col.Name != clause.PrimaryKey {
-		return in
-	}
-	v := any(nil)
-	if len(in.Values) == 1 {
-		v = in.Values[0]
-	} else if b, ok := bytes16(in.Values); ok {
-		v = b
-	}
-	if id, err := asID(key, v); err == nil && id != nil {
-		in.Values = []any{id}
-	}
-	return in
-}
-
-// bytes16 returns the 16 bytes GORM listed one by one.
-func bytes16(values []any) ([]byte, bool) {
-	b := make([]byte, 0, 16)
-	for _, v := range values {
-		if n, ok := v.(uint8); ok {
-			b = append(b, n)
-		}
-	}
-	return b, len(values) == 16 && len(b) == 16
 }
