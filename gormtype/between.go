@@ -17,7 +17,8 @@ import (
 // optionally table-qualified); without a model, or for a column the model
 // lacks, use [BetweenHUID], [BetweenSCRU128] or [BetweenSCRU128Bytes]. A
 // bad window, or an unknown column ([ErrUnknownColumn]), becomes the
-// query's error. One scope may serve queries on many goroutines.
+// query's error, also in a group condition (Where(db.Scopes(…))). One scope
+// may serve queries on many goroutines.
 func Between(column string, from, to time.Time) func(*gorm.DB) *gorm.DB {
 	return func(db *gorm.DB) *gorm.DB {
 		stmt, model, err := db.Statement, db.Statement.Model, fmt.Errorf("the query has no model")
@@ -63,7 +64,10 @@ func between(db *gorm.DB, column string, s *scheme, from, to time.Time) *gorm.DB
 	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
 }
 
+// addError fails the query with err, also where GORM drops the scope's
+// error (a group condition, Where(db.Scopes(…))): its condition binds a
+// value that the driver refuses.
 func addError(db *gorm.DB, err error) *gorm.DB {
 	_ = db.AddError(err)
-	return db
+	return db.Where(failing(err))
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -132,21 +133,24 @@ func checkSave(stmt *gorm.Statement) error {
 }
 
 // checkMaps binds the ID values of the statement's maps as their fields'
-// types ([asID]). For a map Create it returns [ErrRefused] when an auto
-// field is unset: AutoID fills structs only.
+// types ([asID]), in copies: the caller's maps may be shared. For a map
+// Create it returns [ErrRefused] when an auto field is unset: AutoID fills
+// structs only.
 func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
-	var maps []map[string]any
+	var rows []map[string]any
 	switch d := stmt.Dest.(type) {
 	case map[string]any:
-		maps = append(maps, d)
+		rows = []map[string]any{d}
 	case *map[string]any:
-		maps = append(maps, *d)
+		rows = []map[string]any{*d}
 	case []map[string]any:
-		maps = d
+		rows = slices.Clone(d)
 	case *[]map[string]any:
-		maps = *d
+		rows = slices.Clone(*d)
 	}
-	for _, m := range maps {
+	bound := false
+	for i, m := range rows {
+		cloned := false
 		for _, f := range stmt.Schema.Fields {
 			key := f.DBName
 			if _, ok := m[key]; !ok {
@@ -162,11 +166,32 @@ func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
 			id, err := asID(f, v)
 			if err != nil {
 				return err
+			} else if v != id {
+				if !cloned {
+					m, cloned, bound = maps.Clone(m), true, true
+					rows[i] = m
+				}
+				m[key] = id
 			}
-			m[key] = id
 		}
 	}
+	if bound {
+		stmt.Dest = rowsAs(stmt.Dest, rows)
+	}
 	return nil
+}
+
+// rowsAs returns rows in the form of dest: a map, a slice, or a pointer.
+func rowsAs(dest any, rows []map[string]any) any {
+	switch dest.(type) {
+	case map[string]any:
+		return rows[0]
+	case *map[string]any:
+		return &rows[0]
+	case []map[string]any:
+		return rows
+	}
+	return &rows
 }
 
 // asID returns v, given for the ID field f in a map or inline, as f's type
@@ -318,12 +343,20 @@ func pointsToZero(fv reflect.Value) bool {
 }
 
 // checkModelKey returns [ErrZeroID] for an Update of a row whose ID key
-// points to a zero ID or is a Valid Null of one: GORM would write its
-// condition as IS NULL.
+// points to a zero ID or is a Valid Null of one, which GORM would match as
+// NULL, or is zero while another key part is set, which GORM would leave
+// out and update the rows of every value of it.
 func checkModelKey(stmt *gorm.Statement) error {
+	row := stmt.ReflectValue
+	if row.Kind() != reflect.Struct {
+		return nil
+	}
+	set := slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool {
+		return !f.ReflectValueOf(stmt.Context, row).IsZero()
+	})
 	for _, f := range stmt.Schema.PrimaryFields {
-		if stmt.ReflectValue.Kind() == reflect.Struct && schemeOf(f.FieldType) != nil && pointsToZero(f.ReflectValueOf(stmt.Context, stmt.ReflectValue)) {
-			return fmt.Errorf("%w: the key %s.%s of the updated row points to a zero ID or is a Valid Null of one, which GORM would match as NULL; set it, or load the row", ErrZeroID, stmt.Schema.Name, f.Name)
+		if fv := f.ReflectValueOf(stmt.Context, row); schemeOf(f.FieldType) != nil && (pointsToZero(fv) || set && fv.IsZero()) {
+			return fmt.Errorf("%w: the key part %s.%s of the updated row is unset, which GORM would match as NULL or leave out; set it, or load the row", ErrZeroID, stmt.Schema.Name, f.Name)
 		}
 	}
 	return nil

@@ -27,18 +27,20 @@ func zeroID(name string) error {
 		ErrZeroID, name, name)
 }
 
-// zeroArg is bound for a zero ID of the type it names: its Value fails
-// with [ErrZeroID] when the driver sends the statement.
-type zeroArg struct{ name string }
+// refusedArg is a bound value whose Value fails with err when the driver
+// sends the statement.
+type refusedArg struct{ err error }
 
-func (z zeroArg) Value() (driver.Value, error) { return nil, zeroID(z.name) }
+func (a refusedArg) Value() (driver.Value, error) { return nil, a.err }
 
-// failingID is the SQL of a zero ID of the type named name: a bound value
-// that the driver refuses, where GORM would drop an error (a subquery's)
-// or write NULL.
-func failingID(name string) clause.Expr {
-	return clause.Expr{SQL: "?", Vars: []any{zeroArg{name}}}
+// failing is SQL that the driver refuses with err, where GORM would drop
+// an error (a subquery's, a group condition's) or write NULL.
+func failing(err error) clause.Expr {
+	return clause.Expr{SQL: "?", Vars: []any{refusedArg{err}}}
 }
+
+// failingID is the SQL of a zero ID of the type named name.
+func failingID(name string) clause.Expr { return failing(zeroID(name)) }
 
 // HUID is an [idtype.HUID] field: a bigint column (integer on SQLite),
 // never auto-increment, a JSON string. Zero means "not set".

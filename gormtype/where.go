@@ -74,9 +74,11 @@ func checkConditions(exprs []clause.Expression, key *schema.Field) ([]clause.Exp
 		case clause.IN:
 			out[i] = bindKey(e, key)
 		case clause.Expr:
-			vars = e.Vars
+			e.Vars, errs[i] = checkVars(e.Vars, key)
+			out[i], vars = e, e.Vars
 		case clause.NamedExpr:
-			vars = e.Vars
+			e.Vars, errs[i] = checkVars(e.Vars, key)
+			out[i], vars = e, e.Vars
 		case clause.AndConditions:
 			e.Exprs, errs[i] = checkConditions(e.Exprs, key)
 			out[i] = e
@@ -91,6 +93,19 @@ func checkConditions(exprs []clause.Expression, key *schema.Field) ([]clause.Exp
 			if sub, ok := v.(*gorm.DB); ok && sub.Error != nil {
 				errs[i] = cmp.Or(errs[i], fmt.Errorf("gormtype: a subquery failed, which GORM would write as no SQL: %w", sub.Error))
 			}
+		}
+	}
+	return out, cmp.Or(errs...)
+}
+
+// checkVars returns a copy of an expression's vars in which conditions
+// (clause.Eq and the like, which GORM builds in place) are checked.
+func checkVars(vars []any, key *schema.Field) ([]any, error) {
+	out, errs := slices.Clone(vars), make([]error, len(vars))
+	for i, v := range vars {
+		if e, ok := v.(clause.Expression); ok {
+			checked, err := checkConditions([]clause.Expression{e}, key)
+			out[i], errs[i] = checked[0], err
 		}
 	}
 	return out, cmp.Or(errs...)
