@@ -113,6 +113,9 @@ func (a AutoID) fill(db *gorm.DB) {
 	} else if err == nil && savesByKey(stmt) {
 		anyNew = false
 		eachRow(stmt.ReflectValue, func(row reflect.Value) { anyNew = anyNew || isNew(stmt, row) })
+		if !anyNew {
+			err = checkStored(stmt)
+		}
 	}
 	f := &filled{}
 	if err == nil && anyNew {

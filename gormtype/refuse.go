@@ -133,9 +133,9 @@ func checkSave(stmt *gorm.Statement) error {
 }
 
 // checkMaps binds the ID values of the statement's maps as their fields'
-// types ([asID]), in copies: the caller's maps may be shared. For a map
-// Create it returns [ErrRefused] when an auto field is unset: AutoID fills
-// structs only.
+// types ([asID]): an Update's in copies, as GORM only reads its map, which
+// may be shared. For a map Create it returns [ErrRefused] when an auto
+// field is unset: AutoID fills structs only.
 func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
 	var rows []map[string]any
 	switch d := stmt.Dest.(type) {
@@ -166,6 +166,8 @@ func checkMaps(stmt *gorm.Statement, auto []*schema.Field, create bool) error {
 			id, err := asID(f, v)
 			if err != nil {
 				return err
+			} else if create {
+				m[key] = id // GORM writes a Create's new key into the map too
 			} else if v != id {
 				if !cloned {
 					m, cloned, bound = maps.Clone(m), true, true
@@ -298,15 +300,16 @@ func madeKey(f *schema.Field) bool {
 	return f.AutoIncrement || f.HasDefaultValue || schemeOf(f.FieldType) != nil
 }
 
-// checkStored returns [ErrZeroID] for an association's rows given by key
-// with a zero ID field: GORM's upsert would write it over the stored row,
-// or as NULL into a row not there yet, which AutoID cannot tell apart.
+// checkStored returns [ErrZeroID] for rows given by key to an upsert (an
+// association's, db.Save's) with a zero ID field: GORM's upsert would write
+// it over the stored row, or as NULL into a row not there yet, which AutoID
+// cannot tell apart.
 func checkStored(stmt *gorm.Statement) error {
 	zero := zeroFields(stmt, func(f *schema.Field) bool { return !f.PrimaryKey })
 	if len(zero) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: GORM saves %s rows given by their keys as an upsert, which would write their zero %s (over the stored row, or as NULL into a row not there yet); to attach a stored row set the foreign key field instead of the association (many2many: db.Omit(\"<association>.*\"), and GORM still links it), or leave the association out of a loaded row's Save (db.Omit(\"<association>\")); for a new row set %s, or create it first",
+	return fmt.Errorf("%w: GORM saves %s rows given by their keys (associations, db.Save) as an upsert, which would write their zero %s (over the stored row, or as NULL into a row not there yet); to attach a stored row set the foreign key field instead of the association (many2many: db.Omit(\"<association>.*\"), and GORM still links it), or leave the association out of a loaded row's Save (db.Omit(\"<association>\")); for a new row set %s, or create it first",
 		ErrZeroID, stmt.Schema.Name, zero[0].Name, zero[0].Name)
 }
 
@@ -344,19 +347,20 @@ func pointsToZero(fv reflect.Value) bool {
 
 // checkModelKey returns [ErrZeroID] for an Update of a row whose ID key
 // points to a zero ID or is a Valid Null of one, which GORM would match as
-// NULL, or is zero while another key part is set, which GORM would leave
-// out and update the rows of every value of it.
+// NULL, or, with no Where, is zero while another key part is set, which
+// GORM would leave out and update the rows of every value of it.
 func checkModelKey(stmt *gorm.Statement) error {
 	row := stmt.ReflectValue
 	if row.Kind() != reflect.Struct {
 		return nil
 	}
-	set := slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool {
+	_, where := stmt.Clauses["WHERE"]
+	set := !where && slices.ContainsFunc(stmt.Schema.PrimaryFields, func(f *schema.Field) bool {
 		return !f.ReflectValueOf(stmt.Context, row).IsZero()
 	})
 	for _, f := range stmt.Schema.PrimaryFields {
 		if fv := f.ReflectValueOf(stmt.Context, row); schemeOf(f.FieldType) != nil && (pointsToZero(fv) || set && fv.IsZero()) {
-			return fmt.Errorf("%w: the key part %s.%s of the updated row is unset, which GORM would match as NULL or leave out; set it, or load the row", ErrZeroID, stmt.Schema.Name, f.Name)
+			return fmt.Errorf("%w: the key part %s.%s of the updated row is unset, which GORM would match as NULL or leave out; set it, load the row, or name the rows with Where", ErrZeroID, stmt.Schema.Name, f.Name)
 		}
 	}
 	return nil
