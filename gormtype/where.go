@@ -24,10 +24,10 @@ func checkWhere(db *gorm.DB) {
 	if s := stmt.Schema; s != nil && s.PrioritizedPrimaryField != nil && schemeOf(s.PrioritizedPrimaryField.FieldType) != nil {
 		key = s.PrioritizedPrimaryField
 	}
-	var errs []error
+	var err error
 	check := func(exprs []clause.Expression) []clause.Expression {
-		exprs, err := checkConditions(exprs, key)
-		errs = append(errs, err)
+		exprs, e := checkConditions(exprs, key)
+		err = cmp.Or(err, e)
 		return exprs
 	}
 	if c, ok := stmt.Clauses["WHERE"]; ok {
@@ -48,7 +48,7 @@ func checkWhere(db *gorm.DB) {
 			stmt.Joins[i].On = &clause.Where{Exprs: check(j.On.Exprs)}
 		}
 	}
-	if err := cmp.Or(errs...); err != nil && !db.DryRun { // a subquery is a dry run
+	if err != nil && !db.DryRun { // a subquery is a dry run
 		db.AddError(err)
 	}
 }
@@ -56,59 +56,61 @@ func checkWhere(db *gorm.DB) {
 // checkConditions returns a copy of exprs in which a comparison with a
 // zero ID binds [failingID] and an inline key one value, the conditions
 // in them too, and the error of the first zero ID or failed subquery.
-func checkConditions(exprs []clause.Expression, key *schema.Field) ([]clause.Expression, error) {
-	out, errs := slices.Clone(exprs), make([]error, len(exprs))
+func checkConditions(exprs []clause.Expression, key *schema.Field) (out []clause.Expression, err error) {
+	out = slices.Clone(exprs)
 	for i, e := range exprs {
 		var vars []any
+		var cond error
 		switch e := e.(type) {
 		case clause.Eq:
 			if name, zero := zeroValue(e.Value); zero {
-				out[i], errs[i] = clause.Eq{Column: e.Column, Value: failingID(name)}, zeroCondition(e.Column)
+				out[i], cond = clause.Eq{Column: e.Column, Value: failingID(name)}, zeroCondition(e.Column)
 			}
 			vars = []any{e.Value}
 		case clause.Neq:
 			if name, zero := zeroValue(e.Value); zero {
-				out[i], errs[i] = clause.Neq{Column: e.Column, Value: failingID(name)}, zeroCondition(e.Column)
+				out[i], cond = clause.Neq{Column: e.Column, Value: failingID(name)}, zeroCondition(e.Column)
 			}
 			vars = []any{e.Value}
 		case clause.IN:
 			out[i] = bindKey(e, key)
 		case clause.Expr:
-			e.Vars, errs[i] = checkVars(e.Vars, key)
+			e.Vars, cond = checkVars(e.Vars, key)
 			out[i], vars = e, e.Vars
 		case clause.NamedExpr:
-			e.Vars, errs[i] = checkVars(e.Vars, key)
+			e.Vars, cond = checkVars(e.Vars, key)
 			out[i], vars = e, e.Vars
 		case clause.AndConditions:
-			e.Exprs, errs[i] = checkConditions(e.Exprs, key)
+			e.Exprs, cond = checkConditions(e.Exprs, key)
 			out[i] = e
 		case clause.OrConditions:
-			e.Exprs, errs[i] = checkConditions(e.Exprs, key)
+			e.Exprs, cond = checkConditions(e.Exprs, key)
 			out[i] = e
 		case clause.NotConditions:
-			e.Exprs, errs[i] = checkConditions(e.Exprs, key)
+			e.Exprs, cond = checkConditions(e.Exprs, key)
 			out[i] = e
 		}
 		for _, v := range vars {
 			if sub, ok := v.(*gorm.DB); ok && sub.Error != nil {
-				errs[i] = cmp.Or(errs[i], fmt.Errorf("gormtype: a subquery failed, which GORM would write as no SQL: %w", sub.Error))
+				cond = cmp.Or(cond, fmt.Errorf("gormtype: a subquery failed, which GORM would write as no SQL: %w", sub.Error))
 			}
 		}
+		err = cmp.Or(err, cond)
 	}
-	return out, cmp.Or(errs...)
+	return out, err
 }
 
 // checkVars returns a copy of an expression's vars in which conditions
 // (clause.Eq and the like, which GORM builds in place) are checked.
-func checkVars(vars []any, key *schema.Field) ([]any, error) {
-	out, errs := slices.Clone(vars), make([]error, len(vars))
+func checkVars(vars []any, key *schema.Field) (out []any, err error) {
+	out = slices.Clone(vars)
 	for i, v := range vars {
 		if e, ok := v.(clause.Expression); ok {
-			checked, err := checkConditions([]clause.Expression{e}, key)
-			out[i], errs[i] = checked[0], err
+			checked, e := checkConditions([]clause.Expression{e}, key)
+			out[i], err = checked[0], cmp.Or(err, e)
 		}
 	}
-	return out, cmp.Or(errs...)
+	return out, err
 }
 
 // zeroValue reports whether v is a zero ID, a pointer to one, or a Valid
