@@ -164,8 +164,8 @@ func TestConditionsSharedByGoroutines(t *testing.T) {
 			if err := not.Session(&gorm.Session{}).Find(&rows).Error; err != nil || len(rows) != 2 {
 				t.Errorf("Not(key).Find: %d rows, %v; want 2", len(rows), err)
 			}
-			if err := zero.Session(&gorm.Session{}).Find(&rows).Error; !errors.Is(err, gormtype.ErrZeroID) || !strings.Contains(err.Error(), "compares id") {
-				t.Errorf("Where(map{id: zero}).Find: %v; want ErrZeroID naming id", err)
+			if err := zero.Session(&gorm.Session{}).Find(&rows).Error; !errors.Is(err, gormtype.ErrZeroID) || !strings.Contains(err.Error(), "gormtype.SCRU128Bytes") {
+				t.Errorf("Where(map{id: zero}).Find: %v; want ErrZeroID naming its type", err)
 			}
 		})
 	}

@@ -27,20 +27,25 @@ func zeroID(name string) error {
 		ErrZeroID, name, name)
 }
 
-// refusedArg is a bound value whose Value fails with err when the driver
-// sends the statement.
-type refusedArg struct{ err error }
+// refused is a bound value that the driver refuses with its error. It is
+// a func so that GORM takes it for one value, not a struct of conditions.
+type refused func() error
 
-func (a refusedArg) Value() (driver.Value, error) { return nil, a.err }
+func (r refused) Value() (driver.Value, error) { return nil, r() }
 
 // failing is SQL that the driver refuses with err, where GORM would drop
 // an error (a subquery's, a group condition's) or write NULL.
 func failing(err error) clause.Expr {
-	return clause.Expr{SQL: "?", Vars: []any{refusedArg{err}}}
+	return clause.Expr{SQL: "?", Vars: []any{refused(func() error { return err })}}
 }
 
-// failingID is the SQL of a zero ID of the type named name.
-func failingID(name string) clause.Expr { return failing(zeroID(name)) }
+// zeroValue is the Value of a zero ID of the type named name: the error,
+// and not nil but a value the driver refuses, as GORM drops the error and
+// writes a nil value in a condition as IS NULL.
+func zeroValue(name string) (driver.Value, error) {
+	err := zeroID(name)
+	return refused(func() error { return err }), err
+}
 
 // HUID is an [idtype.HUID] field: a bigint column (integer on SQLite),
 // never auto-increment, a JSON string. Zero means "not set".
@@ -65,7 +70,7 @@ func (h *HUID) Scan(src any) error              { return (*idtype.HUID)(h).Scan(
 // Value implements [driver.Valuer]: the int64, or [ErrZeroID] for zero.
 func (h HUID) Value() (driver.Value, error) {
 	if h == 0 {
-		return nil, zeroID("HUID")
+		return zeroValue("HUID")
 	}
 	return idtype.HUID(h).Value()
 }
@@ -100,7 +105,7 @@ func (id *SCRU128) Scan(src any) error              { return (*idtype.SCRU128)(i
 // zero. GORM binds [SCRU128.GormValue] instead.
 func (id SCRU128) Value() (driver.Value, error) {
 	if id.IsZero() {
-		return nil, zeroID("SCRU128")
+		return zeroValue("SCRU128")
 	}
 	return idtype.SCRU128(id).Value()
 }
@@ -111,7 +116,7 @@ func (id SCRU128) GormValue(_ context.Context, db *gorm.DB) clause.Expr {
 	switch {
 	case id.IsZero(): // bound too: GORM drops a subquery's error, not a driver's
 		_ = db.AddError(zeroID("SCRU128"))
-		return failingID("SCRU128")
+		return failing(zeroID("SCRU128"))
 	case db.Dialector.Name() == "postgres":
 		return clause.Expr{SQL: "?", Vars: []any{idtype.SCRU128(id).UUIDString()}}
 	}
@@ -156,7 +161,7 @@ func (SCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
 // Value implements [driver.Valuer]: the 16 bytes, or [ErrZeroID] for zero.
 func (b SCRU128Bytes) Value() (driver.Value, error) {
 	if b.IsZero() {
-		return nil, zeroID("SCRU128Bytes")
+		return zeroValue("SCRU128Bytes")
 	}
 	return idtype.SCRU128Bytes(b).Value()
 }

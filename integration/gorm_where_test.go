@@ -30,8 +30,9 @@ func (whereNode) TableName() string { return "where_nodes" }
 
 // TestGormWhereZeroID: a zero ID in a map, struct or column condition (the
 // key of a parent not created yet) fails with ErrZeroID, as in a string
-// condition, and deletes or updates nothing: GORM dropped its Value's error
-// and wrote IS NULL, which matched the roots. nil and a NULL Null still
+// condition, naming the ID's type, and deletes or updates nothing: GORM
+// drops a Value's error and wrote a nil Value as IS NULL, which matched the
+// roots. nil and a NULL Null still
 // mean NULL. An Update of a row whose pointer key points to zero fails so.
 func TestGormWhereZeroID(t *testing.T) {
 	t.Parallel()
@@ -45,18 +46,18 @@ func TestGormWhereZeroID(t *testing.T) {
 		var unset gormtype.HUID
 		model := func() *gorm.DB { return db.Model(&whereNode{}) }
 		for _, c := range []struct {
-			name, column string
+			name, typ string
 			q            *gorm.DB
 		}{
-			{`Where("parent_id = ?", zero)`, "", model().Where("parent_id = ?", unset)},
-			{`Where(map{"parent_id": zero})`, "parent_id", model().Where(map[string]any{"parent_id": unset})},
-			{`Where("parent_id", zero)`, "parent_id", model().Where("parent_id", unset)},
-			{`Where(&T{ParentID: &zero})`, "parent_id", model().Where(&whereNode{ParentID: &unset})},
-			{`Not(map{"parent_id": zero})`, "parent_id", model().Not(map[string]any{"parent_id": unset})},
-			{`Or(map{"parent_id": zero})`, "parent_id", model().Where("name = ?", "child").Or(map[string]any{"parent_id": unset})},
-			{`Where(map{"opt": zero SCRU128})`, "opt", model().Where(map[string]any{"opt": gormtype.SCRU128{}})},
-			{`Where(map{"opt": Valid zero Null})`, "opt", model().Where(map[string]any{"opt": gormtype.NullSCRU128{Valid: true}})},
-			{`Where(map{"id": zero})`, "id", model().Where(map[string]any{"id": unset})},
+			{`Where("parent_id = ?", zero)`, "gormtype.HUID", model().Where("parent_id = ?", unset)},
+			{`Where(map{"parent_id": zero})`, "gormtype.HUID", model().Where(map[string]any{"parent_id": unset})},
+			{`Where("parent_id", zero)`, "gormtype.HUID", model().Where("parent_id", unset)},
+			{`Where(&T{ParentID: &zero})`, "gormtype.HUID", model().Where(&whereNode{ParentID: &unset})},
+			{`Not(map{"parent_id": zero})`, "gormtype.HUID", model().Not(map[string]any{"parent_id": unset})},
+			{`Or(map{"parent_id": zero})`, "gormtype.HUID", model().Where("name = ?", "child").Or(map[string]any{"parent_id": unset})},
+			{`Where(map{"opt": zero SCRU128})`, "gormtype.SCRU128", model().Where(map[string]any{"opt": gormtype.SCRU128{}})},
+			{`Where(map{"opt": Valid zero Null})`, "gormtype.SCRU128", model().Where(map[string]any{"opt": gormtype.NullSCRU128{Valid: true}})},
+			{`Where(map{"id": zero})`, "gormtype.HUID", model().Where(map[string]any{"id": unset})},
 		} {
 			var rows []whereNode
 			for what, err := range map[string]error{
@@ -64,8 +65,8 @@ func TestGormWhereZeroID(t *testing.T) {
 				"Update": c.q.Session(&gorm.Session{}).Update("name", "moved").Error,
 				"Delete": c.q.Session(&gorm.Session{}).Delete(&whereNode{}).Error,
 			} {
-				if !errors.Is(err, gormtype.ErrZeroID) || !strings.Contains(err.Error(), c.column) {
-					t.Errorf("%s.%s: %v; want ErrZeroID naming %q", c.name, what, err, c.column)
+				if !errors.Is(err, gormtype.ErrZeroID) || !strings.Contains(err.Error(), c.typ) {
+					t.Errorf("%s.%s: %v; want ErrZeroID naming %q", c.name, what, err, c.typ)
 				}
 			}
 		}
