@@ -70,8 +70,9 @@ func TestGormEdgeEqInExprVars(t *testing.T) {
 
 // TestGormEdgeGroupConditionDropsScopeError: a group condition (a
 // *gorm.DB given to Where) whose Between scope fails fails the query, and
-// the Delete removes nothing: GORM takes the group's WHERE and drops its
-// error, so Between's condition binds a value the driver refuses.
+// the Delete removes nothing, as does one in a subquery: GORM takes the
+// group's WHERE and drops its error, and writes a failed subquery as no
+// SQL, so Between's condition binds a value the driver refuses.
 func TestGormEdgeGroupConditionDropsScopeError(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
@@ -91,6 +92,15 @@ func TestGormEdgeGroupConditionDropsScopeError(t *testing.T) {
 		err = db.Where(old).Or("name = ?", "nobody").Find(&found).Error
 		if err == nil || len(found) != 0 {
 			t.Errorf("Find with a reversed Between window in a group: err %v, %d rows; want Between's error", err, len(found))
+		}
+		// In a subquery, which GORM writes as no SQL when it failed: NOT IN ()
+		// would delete every row.
+		edgeSeed(t, db)
+		before := countRows(t, db, "edge_nodes", "1 = 1")
+		keep := db.Model(&edgeNode{}).Select("id").Scopes(gormtype.BetweenHUID("id", time.Now(), time.Now().Add(-time.Hour)))
+		err = db.Where("id NOT IN (?)", keep).Delete(&edgeNode{}).Error
+		if n := countRows(t, db, "edge_nodes", "1 = 1"); err == nil || n != before {
+			t.Errorf("Delete NOT IN a subquery with a reversed Between window: err %v, %d of %d rows left; want Between's error and none deleted", err, n, before)
 		}
 	})
 }
