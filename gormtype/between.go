@@ -64,7 +64,13 @@ func between(db *gorm.DB, column string, s *scheme, from, to time.Time) *gorm.DB
 	return db.Where(clause.Expr{SQL: "? BETWEEN ? AND ?", Vars: []any{clause.Column{Name: column}, lo, hi}})
 }
 
-// addError fails the query with err through a condition that binds a
-// value the driver refuses: GORM drops a scope's error in a group
-// condition (Where(db.Scopes(…))) and writes a failed subquery as no SQL.
-func addError(db *gorm.DB, err error) *gorm.DB { return db.Where(failing(err)) }
+// addError fails the query with err, also where GORM drops the scope's
+// error (a group condition, Where(db.Scopes(…))): its condition binds a
+// value the driver refuses. A subquery runs as a dry run, and GORM writes
+// one that failed as no SQL: there the condition alone fails the query.
+func addError(db *gorm.DB, err error) *gorm.DB {
+	if !db.DryRun {
+		_ = db.AddError(err)
+	}
+	return db.Where(failing(err))
+}

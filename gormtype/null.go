@@ -64,7 +64,9 @@ func (n *Null[T]) decode(f func(idNull) error) (err error) {
 }
 
 // Scan implements [sql.Scanner] as [idtype.Null.Scan].
-func (n *Null[T]) Scan(src any) error { return n.decode(func(m idNull) error { return m.Scan(src) }) }
+func (n *Null[T]) Scan(src any) error {
+	return scan(src, func(src any) error { return n.decode(func(m idNull) error { return m.Scan(src) }) })
+}
 
 // UnmarshalJSON implements [json.Unmarshaler] as [idtype.Null.UnmarshalJSON].
 func (n *Null[T]) UnmarshalJSON(data []byte) error {

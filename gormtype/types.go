@@ -31,7 +31,20 @@ func zeroID(name string) error {
 // a func so that GORM takes it for one value, not a struct of conditions.
 type refused func() error
 
+// Value, Error and MarshalJSON fail with r's error, which GORM drops
+// where it takes a zero ID's Value for its own (a map it scans into).
 func (r refused) Value() (driver.Value, error) { return nil, r() }
+func (r refused) Error() string                { return r().Error() }
+func (r refused) MarshalJSON() ([]byte, error) { return nil, r() }
+
+// scan runs an idtype Scan, or returns the error of a zero ID's Value that
+// GORM scans back into an ID (a condition's value it assigns, FirstOrInit).
+func scan(src any, idScan func(any) error) error {
+	if r, ok := src.(refused); ok {
+		return r()
+	}
+	return idScan(src)
+}
 
 // failing is SQL that the driver refuses with err, where GORM would drop
 // an error (a subquery's, a group condition's) or write NULL.
@@ -65,7 +78,7 @@ func (h HUID) MarshalText() ([]byte, error)     { return idtype.HUID(h).MarshalT
 func (h *HUID) UnmarshalText(text []byte) error { return (*idtype.HUID)(h).UnmarshalText(text) }
 func (h HUID) MarshalJSON() ([]byte, error)     { return idtype.HUID(h).MarshalJSON() }
 func (h *HUID) UnmarshalJSON(data []byte) error { return (*idtype.HUID)(h).UnmarshalJSON(data) }
-func (h *HUID) Scan(src any) error              { return (*idtype.HUID)(h).Scan(src) }
+func (h *HUID) Scan(src any) error              { return scan(src, (*idtype.HUID)(h).Scan) }
 
 // Value implements [driver.Valuer]: the int64, or [ErrZeroID] for zero.
 func (h HUID) Value() (driver.Value, error) {
@@ -99,7 +112,7 @@ func (id SCRU128) MarshalText() ([]byte, error)     { return idtype.SCRU128(id).
 func (id *SCRU128) UnmarshalText(text []byte) error { return (*idtype.SCRU128)(id).UnmarshalText(text) }
 func (id SCRU128) MarshalJSON() ([]byte, error)     { return idtype.SCRU128(id).MarshalJSON() }
 func (id *SCRU128) UnmarshalJSON(data []byte) error { return (*idtype.SCRU128)(id).UnmarshalJSON(data) }
-func (id *SCRU128) Scan(src any) error              { return (*idtype.SCRU128)(id).Scan(src) }
+func (id *SCRU128) Scan(src any) error              { return scan(src, (*idtype.SCRU128)(id).Scan) }
 
 // Value implements [driver.Valuer]: the UUID text, or [ErrZeroID] for
 // zero. GORM binds [SCRU128.GormValue] instead.
@@ -152,7 +165,7 @@ func (b SCRU128Bytes) MarshalJSON() ([]byte, error) { return idtype.SCRU128(b).M
 func (b *SCRU128Bytes) UnmarshalJSON(data []byte) error {
 	return (*idtype.SCRU128)(b).UnmarshalJSON(data)
 }
-func (b *SCRU128Bytes) Scan(src any) error { return (*idtype.SCRU128Bytes)(b).Scan(src) }
+func (b *SCRU128Bytes) Scan(src any) error { return scan(src, (*idtype.SCRU128Bytes)(b).Scan) }
 func (SCRU128Bytes) GormDataType() string  { return "scru128bytes" }
 func (SCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
 	return columnType(db, "bytea", "binary(16)", "blob")

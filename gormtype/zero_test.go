@@ -10,7 +10,10 @@ package gormtype_test
 
 import (
 	"database/sql/driver"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"gorm.io/gorm"
@@ -47,8 +50,19 @@ func TestZeroIDNeverBound(t *testing.T) {
 	}
 	for _, z := range zeroValues {
 		mention := []string{z.typ, "AutoID", "Null*"}
-		_, err := z.v.Value()
+		v, err := z.v.Value()
 		checkRefused(t, err, gormtype.ErrZeroID, mention...)
+		// Not nil, which GORM would write as IS NULL: a value that fails the
+		// same way where GORM drops the error and keeps the value.
+		if v == nil {
+			t.Errorf("%#v.Value() is nil; want a value the driver refuses", z.v)
+		} else if _, vErr := v.(driver.Valuer).Value(); !errors.Is(vErr, gormtype.ErrZeroID) {
+			t.Errorf("%#v.Value()'s value binds with %v; want ErrZeroID", z.v, vErr)
+		} else if _, jErr := json.Marshal(v); !errors.Is(jErr, gormtype.ErrZeroID) {
+			t.Errorf("json.Marshal of %#v.Value()'s value: %v; want ErrZeroID", z.v, jErr)
+		} else if s := fmt.Sprint(v); !strings.Contains(s, "zero gormtype."+z.typ) {
+			t.Errorf("%#v.Value()'s value prints as %q; want its error", z.v, s)
+		}
 		checkRefused(t, db.Exec("INSERT INTO holders (v) VALUES (?)", z.v).Error, gormtype.ErrZeroID, mention...)
 		_, err = sqlDB.Exec("INSERT INTO holders (v) VALUES (?)", z.v)
 		checkRefused(t, err, gormtype.ErrZeroID, mention...)

@@ -17,35 +17,6 @@ import (
 	"github.com/sortid/sortid/gormtype"
 )
 
-type condParent struct {
-	ID   gormtype.HUID    `gorm:"primaryKey"`
-	Ref  gormtype.SCRU128 `sortid:"auto"`
-	Name string           `gorm:"size:50"`
-	Kids []condKid        `gorm:"foreignKey:ParentID"`
-}
-
-func (condParent) TableName() string { return "cond_parents" }
-
-type condKid struct {
-	ID       gormtype.HUID `gorm:"primaryKey"`
-	ParentID gormtype.HUID
-	Parent   *condParent `gorm:"foreignKey:ParentID"`
-	Name     string      `gorm:"size:50"`
-}
-
-func (condKid) TableName() string { return "cond_kids" }
-
-func condSeed(t *testing.T, db *gorm.DB) []condParent {
-	t.Helper()
-	resetTables(t, db, &condParent{}, &condKid{})
-	ps := []condParent{
-		{Name: "a", Kids: []condKid{{Name: "a1"}, {Name: "a2"}}},
-		{Name: "b", Kids: []condKid{{Name: "b1"}}},
-	}
-	mustCreate(t, db, &ps)
-	return ps
-}
-
 func condConfig() *gorm.Config {
 	return &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}
 }
@@ -58,14 +29,14 @@ func condConfig() *gorm.Config {
 func TestGormCondSubqueryScopes(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, condConfig(), gormtype.AutoID{})
-		condSeed(t, db)
+		shapeSeed(t, db)
 		var zero gormtype.HUID
 		byParent := func(id gormtype.HUID) func(*gorm.DB) *gorm.DB {
 			return func(tx *gorm.DB) *gorm.DB { return tx.Where(map[string]any{"parent_id": id}) }
 		}
-		sub := db.Model(&condKid{}).Select("parent_id").Scopes(byParent(zero))
-		err := db.Where("id NOT IN (?)", sub).Delete(&condParent{}).Error
-		n := countRows(t, db, "cond_parents", "1 = 1")
+		sub := db.Model(&shapeKid{}).Select("parent_id").Scopes(byParent(zero))
+		err := db.Where("id NOT IN (?)", sub).Delete(&shapeParent{}).Error
+		n := countRows(t, db, "shape_parents", "1 = 1")
 		if !errors.Is(err, gormtype.ErrZeroID) || n != 2 {
 			t.Errorf("Delete with a zero ID in a subquery's Scopes: err %v, %d of 2 parents left; want ErrZeroID and none deleted", err, n)
 		}
@@ -78,18 +49,18 @@ func TestGormCondSubqueryScopes(t *testing.T) {
 func TestGormCondRawSubquery(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, condConfig(), gormtype.AutoID{})
-		condSeed(t, db)
+		shapeSeed(t, db)
 		var zero gormtype.HUID
 		sub := func() *gorm.DB {
-			return db.Model(&condKid{}).Select("parent_id").Where(map[string]any{"parent_id": zero})
+			return db.Model(&shapeKid{}).Select("parent_id").Where(map[string]any{"parent_id": zero})
 		}
-		var rows []condParent
-		err := db.Raw("SELECT * FROM cond_parents WHERE id NOT IN (?)", sub()).Scan(&rows).Error
+		var rows []shapeParent
+		err := db.Raw("SELECT * FROM shape_parents WHERE id NOT IN (?)", sub()).Scan(&rows).Error
 		if !errors.Is(err, gormtype.ErrZeroID) {
 			t.Errorf("Raw with a zero ID in a subquery: err %v, %d rows; want ErrZeroID", err, len(rows))
 		}
-		err = db.Exec("DELETE FROM cond_parents WHERE id NOT IN (?)", sub()).Error
-		n := countRows(t, db, "cond_parents", "1 = 1")
+		err = db.Exec("DELETE FROM shape_parents WHERE id NOT IN (?)", sub()).Error
+		n := countRows(t, db, "shape_parents", "1 = 1")
 		if !errors.Is(err, gormtype.ErrZeroID) || n != 2 {
 			t.Errorf("Exec Delete with a zero ID in a subquery: err %v, %d of 2 parents left; want ErrZeroID and none deleted", err, n)
 		}
@@ -139,12 +110,12 @@ func TestGormCondNotOrBytesKey(t *testing.T) {
 func TestGormCondClearPlainForeignKey(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, condConfig(), gormtype.AutoID{})
-		ps := condSeed(t, db)
+		ps := shapeSeed(t, db)
 		a, b := ps[0], ps[1]
 		checkRefused(t, db.Model(&a).Association("Kids").Delete(&a.Kids[0]), gormtype.ErrZeroID, "cannot hold NULL", "*gormtype.HUID", "NullHUID", "Association")
 		checkRefused(t, db.Model(&b).Association("Kids").Clear(), gormtype.ErrZeroID, "cannot hold NULL")
-		checkCount(t, db, 2, "cond_kids", "parent_id = ?", a.ID)
-		checkCount(t, db, 1, "cond_kids", "parent_id = ?", b.ID)
+		checkCount(t, db, 2, "shape_kids", "parent_id = ?", a.ID)
+		checkCount(t, db, 1, "shape_kids", "parent_id = ?", b.ID)
 	})
 }
 
@@ -457,11 +428,11 @@ func TestGormCondZeroSlips(t *testing.T) {
 func TestGormCondSubqueryInlineZero(t *testing.T) {
 	onEachDialect(t, func(t *testing.T, d gormDialect) {
 		db := d.open(t, condConfig(), gormtype.AutoID{})
-		condSeed(t, db)
+		shapeSeed(t, db)
 		var zero gormtype.HUID
-		sub := db.Model(&condKid{}).Select("parent_id").Where(zero)
-		err := db.Where("id NOT IN (?)", sub).Delete(&condParent{}).Error
-		n := countRows(t, db, "cond_parents", "1 = 1")
+		sub := db.Model(&shapeKid{}).Select("parent_id").Where(zero)
+		err := db.Where("id NOT IN (?)", sub).Delete(&shapeParent{}).Error
+		n := countRows(t, db, "shape_parents", "1 = 1")
 		if err == nil || n != 2 {
 			t.Errorf("Delete with a zero key inline in a subquery: err %v, %d of 2 parents left; want an error and none deleted", err, n)
 		}

@@ -7,10 +7,12 @@ package integration_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
@@ -47,7 +49,7 @@ func TestGormWhereZeroID(t *testing.T) {
 		model := func() *gorm.DB { return db.Model(&whereNode{}) }
 		for _, c := range []struct {
 			name, typ string
-			q            *gorm.DB
+			q         *gorm.DB
 		}{
 			{`Where("parent_id = ?", zero)`, "gormtype.HUID", model().Where("parent_id = ?", unset)},
 			{`Where(map{"parent_id": zero})`, "gormtype.HUID", model().Where(map[string]any{"parent_id": unset})},
@@ -239,5 +241,56 @@ func TestGormWhereAssociationHookTransaction(t *testing.T) {
 		checkCount(t, db, 1, "where_hooked_kids", "id = ? AND parent_id = ?", h.Kids[0].ID, h.ID)
 		checkCount(t, db, 1, "where_audits", fmt.Sprintf("id = ? AND note = '%s'", "kid a"), h.Kids[0].Audit.ID)
 		checkCount(t, db, 2, "where_audits", "1 = 1")
+	})
+}
+
+type whereBack struct {
+	ID       gormtype.HUID  `gorm:"primaryKey"`
+	ParentID *gormtype.HUID `gorm:"index"`
+	Name     string         `gorm:"size:50"`
+	Kids     []whereBack    `gorm:"foreignKey:ParentID"`
+}
+
+func (whereBack) TableName() string { return "where_back_nodes" }
+
+// TestGormWhereErrorsGORMDrops: where GORM takes a value or a scope for its
+// own and drops the error, the statement still fails, and nothing is
+// written. A bad Between window with Create, Raw or Exec (which drop the
+// condition that carries it); a zero ID that GORM assigns from a condition
+// (FirstOrInit) or an owner (Association Replace) fails with ErrZeroID; a
+// stored zero scanned into a map fails JSON with ErrZeroID.
+func TestGormWhereErrorsGORMDrops(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{DisableForeignKeyConstraintWhenMigrating: true}, gormtype.AutoID{})
+		resetTables(t, db, &whereBack{})
+		mustCreate(t, db, &whereBack{Name: "r1", Kids: []whereBack{{Name: "k1"}}})
+		from, to := time.Now(), time.Now().Add(-time.Hour)
+		bad, badHUID := gormtype.Between("id", from, to), gormtype.BetweenHUID("id", from, to)
+		var rows []whereBack
+		for what, err := range map[string]error{
+			"Create": db.Scopes(bad).Create(&whereBack{Name: "bad"}).Error,
+			"Raw":    db.Scopes(badHUID).Raw("SELECT * FROM where_back_nodes").Scan(&rows).Error,
+			"Exec":   db.Scopes(badHUID).Exec("UPDATE where_back_nodes SET name = 'bad'").Error,
+		} {
+			if err == nil || !strings.Contains(err.Error(), `Between("id")`) {
+				t.Errorf("Scopes(Between with a reversed window).%s: %v; want Between's error", what, err)
+			}
+		}
+		checkCount(t, db, 0, "where_back_nodes", "name = 'bad'")
+
+		var r whereBack
+		checkRefused(t, db.Where(map[string]any{"parent_id": gormtype.HUID(0)}).FirstOrInit(&r).Error, gormtype.ErrZeroID, "gormtype.HUID")
+		checkRefused(t, db.Model(&whereBack{}).Association("Kids").Replace(&whereBack{Name: "new"}), gormtype.ErrZeroID, "gormtype.HUID")
+		checkCount(t, db, 0, "where_back_nodes", "name = 'new'")
+
+		mustExec(t, db, "UPDATE where_back_nodes SET parent_id = 0 WHERE name = 'k1'")
+		var ms []map[string]any
+		if err := db.Model(&whereBack{}).Where("name = ?", "k1").Find(&ms).Error; err != nil || len(ms) != 1 {
+			t.Fatalf("Find into maps: %v, %d rows", err, len(ms))
+		}
+		if _, err := json.Marshal(ms); !errors.Is(err, gormtype.ErrZeroID) {
+			t.Errorf("json.Marshal of a map holding a stored zero parent_id (%v): %v; want ErrZeroID", ms[0]["parent_id"], err)
+		}
 	})
 }
