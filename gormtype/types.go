@@ -80,7 +80,8 @@ func (h HUID) MarshalJSON() ([]byte, error)     { return idtype.HUID(h).MarshalJ
 func (h *HUID) UnmarshalJSON(data []byte) error { return (*idtype.HUID)(h).UnmarshalJSON(data) }
 func (h *HUID) Scan(src any) error              { return scan(src, (*idtype.HUID)(h).Scan) }
 
-// Value implements [driver.Valuer]: the int64, or [ErrZeroID] for zero.
+// Value implements [driver.Valuer]: the int64, or for zero [ErrZeroID]
+// and a value that the driver refuses so.
 func (h HUID) Value() (driver.Value, error) {
 	if h == 0 {
 		return zeroValue("HUID")
@@ -114,8 +115,9 @@ func (id SCRU128) MarshalJSON() ([]byte, error)     { return idtype.SCRU128(id).
 func (id *SCRU128) UnmarshalJSON(data []byte) error { return (*idtype.SCRU128)(id).UnmarshalJSON(data) }
 func (id *SCRU128) Scan(src any) error              { return scan(src, (*idtype.SCRU128)(id).Scan) }
 
-// Value implements [driver.Valuer]: the UUID text, or [ErrZeroID] for
-// zero. GORM binds [SCRU128.GormValue] instead.
+// Value implements [driver.Valuer]: the UUID text, or for zero [ErrZeroID]
+// and a value that the driver refuses so. GORM binds [SCRU128.GormValue]
+// instead.
 func (id SCRU128) Value() (driver.Value, error) {
 	if id.IsZero() {
 		return zeroValue("SCRU128")
@@ -171,7 +173,8 @@ func (SCRU128Bytes) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
 	return columnType(db, "bytea", "binary(16)", "blob")
 }
 
-// Value implements [driver.Valuer]: the 16 bytes, or [ErrZeroID] for zero.
+// Value implements [driver.Valuer]: the 16 bytes, or for zero [ErrZeroID]
+// and a value that the driver refuses so.
 func (b SCRU128Bytes) Value() (driver.Value, error) {
 	if b.IsZero() {
 		return zeroValue("SCRU128Bytes")
