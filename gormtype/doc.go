@@ -15,7 +15,7 @@
 //
 // Each file uses only those before it: types, null, schemes (one row per
 // ID type), between, fill (which fields get IDs), unit (what one rollback
-// undoes), refuse (which statements cannot keep IDs), where (conditions on
-// IDs), keys (drawing IDs, reading a taken one), autoid (the callbacks, in
+// undoes), refuse (which statements cannot keep IDs), where (keys given
+// inline), keys (drawing IDs, reading a taken one), autoid (the callbacks, in
 // a Create's order), transaction.
 package gormtype
