@@ -9,7 +9,8 @@ import (
 )
 
 // scheme is one ID type: all that AutoID and Between know of it. A new
-// type is a type (types.go), a member of [ID] (null.go) and a row here.
+// type is a type (types.go), a member of [ID] and a case of Null's decode
+// (null.go), and a row here.
 type scheme struct {
 	name           string       // the gormtype type, for messages
 	typ, null      reflect.Type // the gormtype type and its Null form
