@@ -54,7 +54,8 @@ func slot(fv reflect.Value) (was, id reflect.Value) {
 // takenKey returns the columns of the unique key err says is taken, and
 // whether it includes a column filled in every row with the IDs drawn (in
 // a statement mixing set and fresh values the error cannot say whose value
-// was taken).
+// was taken) and holds one of them: a trigger's INSERT may violate a key
+// of another table.
 func takenKey(db *gorm.DB, f *filled) ([]string, bool) {
 	err := f.raw
 	t, _ := db.Dialector.(gorm.ErrorTranslator)
@@ -63,14 +64,19 @@ func takenKey(db *gorm.DB, f *filled) ([]string, bool) {
 		return nil, false
 	}
 	cols := violatedColumns(db, err)
+	if c := notDrawn(db, f, cols); c != nil && (db.Dialector.Name() != "mysql" || storesBigint(db, c.name)) {
+		return cols, false
+	}
 	return cols, slices.ContainsFunc(f.cols, func(c filledColumn) bool {
 		return len(c.fields) == f.rows && slices.ContainsFunc(cols, func(k string) bool { return strings.EqualFold(k, c.name) }) && c.intact()
 	})
 }
 
 // violatedColumns returns the columns of the unique key a driver's error
-// names (MySQL's from the database).
+// names (MySQL's from the database), or none for a key that SQLite or
+// MySQL 8 name in another table than the statement's.
 func violatedColumns(db *gorm.DB, err error) (cols []string) {
+	schemaName, table := tableOf(db.Statement)
 	switch msg := err.Error(); db.Dialector.Name() {
 	case "postgres":
 		for c := range strings.SplitSeq(pgretry.KeyColumns(err), ", ") {
@@ -83,7 +89,11 @@ func violatedColumns(db *gorm.DB, err error) (cols []string) {
 		_, list, _ := strings.Cut(msg, "UNIQUE constraint failed: ")
 		list, _, _ = strings.Cut(list, " (")
 		for c := range strings.SplitSeq(list, ", ") {
-			cols = append(cols, c[strings.LastIndexByte(c, '.')+1:])
+			t, col, _ := strings.Cut(c, ".")
+			if !strings.EqualFold(t, table) {
+				return nil
+			}
+			cols = append(cols, col)
 		}
 	case "mysql":
 		i := strings.LastIndex(msg, " for key '")
@@ -91,36 +101,79 @@ func violatedColumns(db *gorm.DB, err error) (cols []string) {
 			return nil
 		}
 		index := msg[i+len(" for key '") : len(msg)-1]
-		schemaName, table := tableOf(db.Statement)
+		if t, key, ok := strings.Cut(index, "."); ok { // MySQL 8 writes table.key
+			if t != table {
+				return nil
+			}
+			index = key
+		}
 		aside(db).Raw(`SELECT column_name FROM information_schema.statistics
 			WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ? AND index_name = ? ORDER BY seq_in_index`,
-			schemaName, table, index[strings.LastIndexByte(index, '.')+1:]).Scan(&cols) // MySQL 8 writes table.key
+			schemaName, table, index).Scan(&cols)
 	}
 	return cols
 }
 
-// checkStoredKey returns [ErrRefused] when MySQL reports a fresh one-column
-// HUID key taken as a number no row drew: the column stores another number
-// than it is given, so no draw can win.
+// notDrawn returns a filled column of the key cols none of whose IDs is in
+// the key value the error reports (PostgreSQL's; MySQL's for HUIDs), or
+// nil.
+func notDrawn(db *gorm.DB, f *filled, cols []string) *filledColumn {
+	mysql, value := db.Dialector.Name() == "mysql", pgretry.KeyValues(f.raw)
+	if _, entry, ok := strings.Cut(f.raw.Error(), "Duplicate entry '"); mysql && ok {
+		value, _, _ = strings.Cut(entry, "' for key '")
+	}
+	for i, c := range f.cols {
+		if value == "" || c.drawn == nil || mysql && c.scheme != &schemes[0] ||
+			!slices.ContainsFunc(cols, func(k string) bool { return strings.EqualFold(k, c.name) }) {
+			continue
+		}
+		drawn, found := reflect.ValueOf(c.drawn), false
+		for j := 0; j < drawn.Len() && !found; j++ {
+			found = strings.Contains(value, c.scheme.text(drawn.Index(j).Interface()))
+		}
+		if !found {
+			return &f.cols[i]
+		}
+	}
+	return nil
+}
+
+// storesBigint reports whether the statement's MySQL column col is a BIGINT.
+func storesBigint(db *gorm.DB, col string) bool {
+	var typ string
+	schemaName, table := tableOf(db.Statement)
+	aside(db).Raw(`SELECT data_type FROM information_schema.columns
+		WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ? AND column_name = ?`,
+		schemaName, table, col).Scan(&typ)
+	return strings.EqualFold(typ, "bigint")
+}
+
+// checkStoredKey returns [ErrRefused] when MySQL reports a fresh HUID key
+// taken with a number no row drew, in a column that is no BIGINT: it
+// stores another number than it is given, so no draw can win.
 func checkStoredKey(db *gorm.DB, f *filled, cols []string) error {
-	i := slices.IndexFunc(f.cols, func(c filledColumn) bool {
-		return len(cols) == 1 && strings.EqualFold(c.name, cols[0]) && c.scheme == &schemes[0]
-	})
-	if db.Dialector.Name() != "mysql" || i < 0 || slices.ContainsFunc(f.cols[i].ids, func(id reflect.Value) bool {
-		return strings.Contains(f.raw.Error(), fmt.Sprintf("'%d'", id.Int()))
-	}) {
+	c := notDrawn(db, f, cols)
+	if c == nil {
 		return nil
 	}
 	return fmt.Errorf("%w: a Create into %s drew %s %v, and the database reports another number taken: the column stores another number than the HUID it is given (an INT or DECIMAL clamps it without STRICT_TRANS_TABLES, a DOUBLE rounds it); make it BIGINT: %v",
-		ErrRefused, f.table, f.cols[i].name, f.cols[i].ids[0], f.raw)
+		ErrRefused, f.table, c.name, c.ids[0], f.raw)
 }
 
 // checkEngines returns [ErrRefused] when a MySQL table among tables keeps
 // rows on a rollback (MyISAM, Aria), or its engine cannot be read.
 func checkEngines(db *gorm.DB, f *filled, tables []string) error {
+	if db.Dialector.Name() != "mysql" || len(tables) == 0 {
+		return nil
+	}
+	var current string // the names in the query leave the current database out
+	aside(db).Raw("SELECT DATABASE()").Scan(&current)
+	for i, t := range tables {
+		tables[i] = strings.TrimPrefix(t, current+".")
+	}
 	tables = slices.Compact(slices.Sorted(slices.Values(tables)))
 	var n int64
-	if db.Dialector.Name() != "mysql" || len(tables) == 0 || aside(db).Raw(`SELECT COUNT(*) FROM information_schema.tables t
+	if aside(db).Raw(`SELECT COUNT(*) FROM information_schema.tables t
 		JOIN information_schema.engines e ON e.engine = t.engine AND e.transactions = 'YES'
 		WHERE CONCAT(IF(t.table_schema = DATABASE(), '', CONCAT(t.table_schema, '.')), t.table_name) IN ?`, tables).Scan(&n).Error == nil && n == int64(len(tables)) {
 		return nil

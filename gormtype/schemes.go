@@ -1,8 +1,10 @@
 package gormtype
 
 import (
+	"encoding/hex"
 	"reflect"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/sortid/sortid/idtype"
@@ -20,6 +22,9 @@ type scheme struct {
 	fresh func(g generators, dst []reflect.Value) (any, error)
 	// bounds are the first and the last ID made in [from, to).
 	bounds func(from, to time.Time) (lo, hi any, err error)
+	// text is an ID of idtype's as PostgreSQL writes it in the key value of
+	// a unique violation (and MySQL a HUID).
+	text func(id any) string
 }
 
 var schemes = []scheme{
@@ -28,11 +33,13 @@ var schemes = []scheme{
 		func(from, to time.Time) (any, any, error) {
 			lo, hi, err := idtype.HUIDRange(from, to)
 			return HUID(lo), HUID(hi), err
-		}},
+		}, func(id any) string { return strconv.FormatInt(int64(id.(idtype.HUID)), 10) }},
 	{"SCRU128", reflect.TypeFor[SCRU128](), reflect.TypeFor[NullSCRU128](),
-		reflect.TypeFor[idtype.SCRU128](), reflect.TypeFor[idtype.NullSCRU128](), freshSCRU128s[SCRU128], bounds128[SCRU128]},
+		reflect.TypeFor[idtype.SCRU128](), reflect.TypeFor[idtype.NullSCRU128](), freshSCRU128s[SCRU128], bounds128[SCRU128],
+		func(id any) string { return id.(idtype.SCRU128).UUIDString() }},
 	{"SCRU128Bytes", reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes](),
-		reflect.TypeFor[idtype.SCRU128Bytes](), reflect.TypeFor[idtype.NullSCRU128Bytes](), freshSCRU128s[SCRU128Bytes], bounds128[SCRU128Bytes]},
+		reflect.TypeFor[idtype.SCRU128Bytes](), reflect.TypeFor[idtype.NullSCRU128Bytes](), freshSCRU128s[SCRU128Bytes], bounds128[SCRU128Bytes],
+		func(id any) string { b := id.(idtype.SCRU128); return `\x` + hex.EncodeToString(b[:]) }},
 }
 
 // schemeOf returns the scheme of a field type (a gormtype ID type or its

@@ -136,6 +136,20 @@ func KeyColumns(err error) string {
 	return detail[start+1 : end]
 }
 
+// KeyValues returns the values of the key of a unique violation in err's
+// tree as PostgreSQL writes them in the error's detail, joined by ", ",
+// e.g. "42" from "Key (id)=(42) already exists.", or "" when the detail
+// names none (see [KeyColumns]).
+func KeyValues(err error) string {
+	detail := errorField(err, "Detail")
+	start := strings.Index(detail, ")=(")
+	end := strings.LastIndexByte(detail, ')')
+	if start < 0 || end <= start+2 {
+		return ""
+	}
+	return detail[start+3 : end]
+}
+
 // IsUniqueViolationOn reports whether err is a unique violation of the
 // named constraint, such as "events_pkey". On Citus a shard's copy of the
 // constraint counts too: events_pkey_102009, when the error names no table

@@ -180,17 +180,17 @@ func (e *detailError) SQLState() string { return e.Code }
 
 // keyDetails holds details of unique violations, as PostgreSQL words them,
 // with the key KeyColumns must read from them.
-var keyDetails = []struct{ detail, key string }{
-	{"Key (id)=(60661340544791426) already exists.", "id"},
-	{"Key (id, created_at)=(1, 2026-12-01 00:00:00+00) already exists.", "id, created_at"},
-	{`Key ("Id", b)=(1, x) already exists.`, `"Id", b`},
-	{"Key (lower(email))=(a@b.c) already exists.", "lower(email)"},
-	{"Key (id)=((1)=(2)) already exists.", "id"},       // a value that looks like a key
-	{"Schlüssel »(id)=(42)« existiert bereits.", "id"}, // lc_messages = 'de_DE'
-	{"(id)=(42) 키가 이미 있습니다.", "id"},                    // Korean puts the key first
-	{"", ""},                             // no detail: no SELECT right, or row-level security
-	{"Failing row contains (1, x).", ""}, // a check violation's detail
-	{"Key )=( odd", ""},                  // ")=(" before any "("
+var keyDetails = []struct{ detail, key, values string }{
+	{"Key (id)=(60661340544791426) already exists.", "id", "60661340544791426"},
+	{"Key (id, created_at)=(1, 2026-12-01 00:00:00+00) already exists.", "id, created_at", "1, 2026-12-01 00:00:00+00"},
+	{`Key ("Id", b)=(1, x) already exists.`, `"Id", b`, "1, x"},
+	{"Key (lower(email))=(a@b.c) already exists.", "lower(email)", "a@b.c"},
+	{"Key (id)=((1)=(2)) already exists.", "id", "(1)=(2)"},  // a value that looks like a key
+	{"Schlüssel »(id)=(42)« existiert bereits.", "id", "42"}, // lc_messages = 'de_DE'
+	{"(id)=(42) 키가 이미 있습니다.", "id", "42"},                    // Korean puts the key first
+	{"", "", ""},                             // no detail: no SELECT right, or row-level security
+	{"Failing row contains (1, x).", "", ""}, // a check violation's detail
+	{"Key )=( odd", "", ""},                  // ")=(" before any "("
 }
 
 func TestKeyColumns(t *testing.T) {
@@ -203,6 +203,19 @@ func TestKeyColumns(t *testing.T) {
 	}
 	if got := pgretry.KeyColumns(&pgxError{"23505", "t_pkey"}); got != "" {
 		t.Errorf("KeyColumns of an error without Detail = %q", got)
+	}
+}
+
+func TestKeyValues(t *testing.T) {
+	t.Parallel()
+	for _, tt := range keyDetails {
+		err := fmt.Errorf("insert: %w", &detailError{"23505", "events_2026_12_pkey", tt.detail})
+		if got := pgretry.KeyValues(err); got != tt.values {
+			t.Errorf("KeyValues(%q) = %q, want %q", tt.detail, got, tt.values)
+		}
+	}
+	if got := pgretry.KeyValues(&pgxError{"23505", "t_pkey"}); got != "" {
+		t.Errorf("KeyValues of an error without Detail = %q", got)
 	}
 }
 
