@@ -52,9 +52,10 @@ type AutoID struct {
 	// OnCollision, if not nil, is called with the Create's context, its
 	// table and the driver's error each time a fresh value is taken: before
 	// the Create fails with ErrKeyTaken, or with ErrRefused for a table
-	// that keeps rows on a rollback. It is not called when MySQL reports
-	// another number taken than AutoID drew (a column that stores another
-	// number: ErrRefused, no collision).
+	// that keeps rows on a rollback. It is not called when the value taken
+	// is not one AutoID drew: a trigger's key in another table (the
+	// driver's error), or on MySQL a column that stores another number
+	// than it is given (ErrRefused).
 	OnCollision func(ctx context.Context, table string, err error)
 }
 
