@@ -64,7 +64,7 @@ func takenKey(db *gorm.DB, f *filled) ([]string, bool) {
 		return nil, false
 	}
 	cols := violatedColumns(db, err)
-	if c := notDrawn(db, f, cols); c != nil && (db.Dialector.Name() != "mysql" || storesBigint(db, c.name)) {
+	if c := notDrawn(db, f, cols); c != nil && (db.Dialector.Name() != "mysql" || holdsHUIDs(db, c.name)) {
 		return cols, false
 	}
 	return cols, slices.ContainsFunc(f.cols, func(c filledColumn) bool {
@@ -73,8 +73,9 @@ func takenKey(db *gorm.DB, f *filled) ([]string, bool) {
 }
 
 // violatedColumns returns the columns of the unique key a driver's error
-// names (MySQL's from the database), or none for a key that SQLite or
-// MySQL 8 name in another table than the statement's.
+// names (MySQL's from the database), or none for a key that SQLite names in
+// another table than the statement's, which is no view: a trigger's INSERT
+// violated it.
 func violatedColumns(db *gorm.DB, err error) (cols []string) {
 	schemaName, table := tableOf(db.Statement)
 	switch msg := err.Error(); db.Dialector.Name() {
@@ -90,7 +91,7 @@ func violatedColumns(db *gorm.DB, err error) (cols []string) {
 		list, _, _ = strings.Cut(list, " (")
 		for c := range strings.SplitSeq(list, ", ") {
 			t, col, _ := strings.Cut(c, ".")
-			if !strings.EqualFold(t, table) {
+			if !strings.EqualFold(t, table) && !isView(db, table) {
 				return nil
 			}
 			cols = append(cols, col)
@@ -101,11 +102,8 @@ func violatedColumns(db *gorm.DB, err error) (cols []string) {
 			return nil
 		}
 		index := msg[i+len(" for key '") : len(msg)-1]
-		if t, key, ok := strings.Cut(index, "."); ok { // MySQL 8 writes table.key
-			if t != table {
-				return nil
-			}
-			index = key
+		if t, key, ok := strings.Cut(index, "."); ok && strings.EqualFold(t, table) {
+			index = key // MySQL 8 writes table.key
 		}
 		aside(db).Raw(`SELECT column_name FROM information_schema.statistics
 			WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ? AND index_name = ? ORDER BY seq_in_index`,
@@ -122,8 +120,11 @@ func notDrawn(db *gorm.DB, f *filled, cols []string) *filledColumn {
 	if _, entry, ok := strings.Cut(f.raw.Error(), "Duplicate entry '"); mysql && ok {
 		value, _, _ = strings.Cut(entry, "' for key '")
 	}
+	if strings.HasSuffix(value, "...") { // MySQL cuts a long one
+		return nil
+	}
 	for i, c := range f.cols {
-		if value == "" || c.drawn == nil || mysql && c.scheme != &schemes[0] ||
+		if value == "" || c.drawn == nil || c.scheme.text == nil || mysql && c.scheme != &schemes[0] ||
 			!slices.ContainsFunc(cols, func(k string) bool { return strings.EqualFold(k, c.name) }) {
 			continue
 		}
@@ -138,19 +139,31 @@ func notDrawn(db *gorm.DB, f *filled, cols []string) *filledColumn {
 	return nil
 }
 
-// storesBigint reports whether the statement's MySQL column col is a BIGINT.
-func storesBigint(db *gorm.DB, col string) bool {
-	var typ string
+// holdsHUIDs reports whether the statement's MySQL column col holds every
+// HUID as it is: not an integer narrower than BIGINT, a DECIMAL of fewer
+// than 19 digits before the point, nor a FLOAT or DOUBLE.
+func holdsHUIDs(db *gorm.DB, col string) bool {
+	var narrow bool
 	schemaName, table := tableOf(db.Statement)
-	aside(db).Raw(`SELECT data_type FROM information_schema.columns
+	aside(db).Raw(`SELECT data_type IN ('tinyint', 'smallint', 'mediumint', 'int', 'float', 'double')
+			OR data_type = 'decimal' AND numeric_precision - numeric_scale < 19
+		FROM information_schema.columns
 		WHERE table_schema = COALESCE(NULLIF(?, ''), DATABASE()) AND table_name = ? AND column_name = ?`,
-		schemaName, table, col).Scan(&typ)
-	return strings.EqualFold(typ, "bigint")
+		schemaName, table, col).Scan(&narrow)
+	return !narrow
+}
+
+// isView reports whether SQLite's table is a view, whose INSTEAD OF
+// trigger writes the rows into another table.
+func isView(db *gorm.DB, table string) bool {
+	var n int64
+	aside(db).Raw("SELECT COUNT(*) FROM sqlite_master WHERE type = 'view' AND name = ? COLLATE NOCASE", table).Scan(&n)
+	return n > 0
 }
 
 // checkStoredKey returns [ErrRefused] when MySQL reports a fresh HUID key
-// taken with a number no row drew, in a column that is no BIGINT: it
-// stores another number than it is given, so no draw can win.
+// taken with a number no row drew, in a column that does not hold HUIDs:
+// it stores another number than it is given, so no draw can win.
 func checkStoredKey(db *gorm.DB, f *filled, cols []string) error {
 	c := notDrawn(db, f, cols)
 	if c == nil {

@@ -1,7 +1,6 @@
 package gormtype
 
 import (
-	"encoding/hex"
 	"reflect"
 	"slices"
 	"strconv"
@@ -23,7 +22,8 @@ type scheme struct {
 	// bounds are the first and the last ID made in [from, to).
 	bounds func(from, to time.Time) (lo, hi any, err error)
 	// text is an ID of idtype's as PostgreSQL writes it in the key value of
-	// a unique violation (and MySQL a HUID).
+	// a unique violation (and MySQL a HUID); nil where it depends on the
+	// session (bytea_output).
 	text func(id any) string
 }
 
@@ -38,8 +38,7 @@ var schemes = []scheme{
 		reflect.TypeFor[idtype.SCRU128](), reflect.TypeFor[idtype.NullSCRU128](), freshSCRU128s[SCRU128], bounds128[SCRU128],
 		func(id any) string { return id.(idtype.SCRU128).UUIDString() }},
 	{"SCRU128Bytes", reflect.TypeFor[SCRU128Bytes](), reflect.TypeFor[NullSCRU128Bytes](),
-		reflect.TypeFor[idtype.SCRU128Bytes](), reflect.TypeFor[idtype.NullSCRU128Bytes](), freshSCRU128s[SCRU128Bytes], bounds128[SCRU128Bytes],
-		func(id any) string { b := id.(idtype.SCRU128); return `\x` + hex.EncodeToString(b[:]) }},
+		reflect.TypeFor[idtype.SCRU128Bytes](), reflect.TypeFor[idtype.NullSCRU128Bytes](), freshSCRU128s[SCRU128Bytes], bounds128[SCRU128Bytes], nil},
 }
 
 // schemeOf returns the scheme of a field type (a gormtype ID type or its

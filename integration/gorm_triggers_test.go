@@ -2,17 +2,22 @@ package integration_test
 
 // A unique violation that AutoID did not cause is not its collision: a
 // trigger's INSERT into another table, on PostgreSQL, MariaDB and SQLite;
-// and a table named with the current database is the same table.
+// and a table named with the current database is the same table. Its own
+// are, in every form the drivers report them.
 
 import (
 	"context"
 	"errors"
+	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 
+	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 
 	"github.com/sortid/sortid/gormtype"
+	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 type trigItem struct {
@@ -109,4 +114,103 @@ func TestGormTriggerQualifiedTable(t *testing.T) {
 		}
 		checkCount(t, db, 4, "trig_items", "1 = 1")
 	}, "mysql")
+}
+
+// attempts runs fn in Transaction on db, whose AutoID counts collisions in
+// collisions, and returns its error, the runs of fn and the collisions.
+func attempts(t *testing.T, db *gorm.DB, collisions *atomic.Int32, fn func(tx *gorm.DB) error) (error, int, int32) {
+	t.Helper()
+	collisions.Store(0)
+	runs := 0
+	err := gormtype.Transaction(t.Context(), db, func(tx *gorm.DB) error { runs++; return fn(tx) })
+	return err, runs, collisions.Load()
+}
+
+type trigBytes struct {
+	ID   gormtype.SCRU128Bytes `gorm:"primaryKey"`
+	Name string                `gorm:"size:50"`
+}
+
+func (trigBytes) TableName() string { return "trig_bytes" }
+
+type trigRef struct {
+	PK  int64         `gorm:"column:pk;primaryKey;autoIncrement:false"`
+	Ref gormtype.HUID `sortid:"auto"`
+}
+
+// TestGormTakenValueForms: a key AutoID drew and found taken is retried
+// once however the driver reports the value: a bytea key with PostgreSQL's
+// bytea_output=escape, a SQLite view whose INSTEAD OF trigger writes the
+// row into its table (the error names the table), a MariaDB key value cut
+// at 64 characters, a MariaDB index named with a dot. A violation of a key
+// of another table by a trigger is the driver's error, also when the
+// table's key is a DECIMAL(20,0) or a VARCHAR, which hold HUIDs (it was
+// refused as a column that clamps them).
+func TestGormTakenValueForms(t *testing.T) {
+	t.Parallel()
+	src, collisions := &takenFirst{}, &atomic.Int32{}
+	plugin := src.plugin(0)
+	plugin.OnCollision = func(context.Context, string, error) { collisions.Add(1) }
+	retriedOnce := func(t *testing.T, what string, err error, runs int, n int32) {
+		t.Helper()
+		if err != nil || runs != 2 || n != 1 {
+			t.Errorf("%s, key taken: %v, %d runs, %d collisions; want it retried once", what, err, runs, n)
+		}
+	}
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, plugin)
+		switch d.name {
+		case "postgres":
+			u, err := url.Parse(pgtest.URL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := u.Query()
+			q.Set("bytea_output", "escape")
+			u.RawQuery = q.Encode()
+			db = openGorm(t, postgres.Open(u.String()), &gorm.Config{}, plugin)
+			resetTables(t, db, &trigBytes{})
+			first := trigBytes{Name: "first"}
+			mustCreate(t, db, &first)
+			src.nextSCRU128(first.ID.ID())
+			err, runs, n := attempts(t, db, collisions, func(tx *gorm.DB) error { return tx.Create(&trigBytes{Name: "second"}).Error })
+			retriedOnce(t, "bytea_output=escape", err, runs, n)
+		case "sqlite":
+			mustExec(t, db, "DROP VIEW IF EXISTS trig_view", "DROP TABLE IF EXISTS trig_view_rows",
+				"CREATE TABLE trig_view_rows (id bigint PRIMARY KEY, name text)",
+				"CREATE VIEW trig_view AS SELECT id, name FROM trig_view_rows",
+				"CREATE TRIGGER trig_view_insert INSTEAD OF INSERT ON trig_view BEGIN INSERT INTO trig_view_rows VALUES (NEW.id, NEW.name); END")
+			first := tableRow{Name: "first"}
+			mustCreate(t, db.Table("trig_view"), &first)
+			src.next(first.ID)
+			err, runs, n := attempts(t, db, collisions, func(tx *gorm.DB) error { return tx.Table("trig_view").Create(&tableRow{Name: "second"}).Error })
+			retriedOnce(t, "a view's INSTEAD OF trigger", err, runs, n)
+		case "mysql":
+			long := strings.Repeat("x", 100)
+			mustExec(t, db, "DROP TABLE IF EXISTS trig_long, trig_dot, trig_decimal, trig_varchar, trig_audits",
+				"CREATE TABLE trig_long (pk bigint AUTO_INCREMENT PRIMARY KEY, name varchar(100), id bigint, UNIQUE KEY trig_long_u (name, id))",
+				"CREATE TABLE trig_dot (pk bigint PRIMARY KEY, ref bigint, UNIQUE KEY `trig.u` (ref))",
+				"CREATE TABLE trig_audits (id bigint PRIMARY KEY)")
+			first := tableRow{Name: long}
+			mustCreate(t, db.Table("trig_long"), &first)
+			src.next(first.ID)
+			err, runs, n := attempts(t, db, collisions, func(tx *gorm.DB) error { return tx.Table("trig_long").Create(&tableRow{Name: long}).Error })
+			retriedOnce(t, "a key value cut at 64 characters", err, runs, n)
+			ref := trigRef{PK: 1}
+			mustCreate(t, db.Table("trig_dot"), &ref)
+			src.next(ref.Ref)
+			err, runs, n = attempts(t, db, collisions, func(tx *gorm.DB) error { return tx.Table("trig_dot").Create(&trigRef{PK: 2}).Error })
+			retriedOnce(t, "an index named trig.u", err, runs, n)
+			for _, typ := range []string{"decimal", "varchar"} {
+				table := "trig_" + typ
+				mustExec(t, db, "CREATE TABLE "+table+" (id "+map[string]string{"decimal": "decimal(20,0)", "varchar": "varchar(30)"}[typ]+" PRIMARY KEY, name varchar(50))",
+					"CREATE TRIGGER "+table+"_audit AFTER INSERT ON "+table+" FOR EACH ROW INSERT INTO trig_audits (id) VALUES (LENGTH(NEW.name) + "+map[string]string{"decimal": "0", "varchar": "100"}[typ]+")")
+				mustCreate(t, db.Table(table), &tableRow{Name: "abc"})
+				err, runs, n := attempts(t, db, collisions, func(tx *gorm.DB) error { return tx.Table(table).Create(&tableRow{Name: "xyz"}).Error })
+				if !isUniqueViolation(err) || errors.Is(err, gormtype.ErrKeyTaken) || errors.Is(err, gormtype.ErrRefused) || runs != 1 || n != 0 {
+					t.Errorf("a %s key, the trigger's violation of trig_audits' key: %v, %d runs, %d collisions; want the unique violation, 1 run, none", typ, err, runs, n)
+				}
+			}
+		}
+	})
 }
