@@ -214,3 +214,41 @@ func TestGormTakenValueForms(t *testing.T) {
 		}
 	})
 }
+
+type trigBlind struct {
+	ID   gormtype.HUID `gorm:"primaryKey"`
+	Name string        `gorm:"size:50"`
+}
+
+func (trigBlind) TableName() string { return "trig_blinds" }
+
+// TestGormTakenKeyWithoutDetail: PostgreSQL leaves the key out of a unique
+// violation for a role that may not SELECT the table, and AutoID cannot
+// tell its key taken: the Create
+// fails with the unique violation, not ErrKeyTaken, and Transaction does
+// not rerun it.
+func TestGormTakenKeyWithoutDetail(t *testing.T) {
+	t.Parallel()
+	onEachDialect(t, func(t *testing.T, d gormDialect) {
+		db := d.open(t, &gorm.Config{}, gormtype.AutoID{})
+		resetTables(t, db, &trigBlind{})
+		role := "sortid_blind_" + strings.ToLower(gormtype.NewSCRU128().String()[:10])
+		mustExec(t, db, "CREATE ROLE "+role+" LOGIN", "GRANT INSERT ON trig_blinds TO "+role)
+		t.Cleanup(func() { mustExec(t, db, "DROP OWNED BY "+role, "DROP ROLE "+role) })
+		u, err := url.Parse(pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.User(role)
+		src := &takenFirst{}
+		blind := openGorm(t, postgres.Open(u.String()), &gorm.Config{}, src.plugin(0))
+		first := trigBlind{Name: "first"}
+		mustCreate(t, blind, &first)
+		src.next(first.ID)
+		runs := 0
+		err = gormtype.Transaction(t.Context(), blind, func(tx *gorm.DB) error { runs++; return tx.Create(&trigBlind{Name: "second"}).Error })
+		if !isUniqueViolation(err) || errors.Is(err, gormtype.ErrKeyTaken) || runs != 1 {
+			t.Errorf("a taken key, the role may not SELECT: %v, %d runs; want the unique violation, 1 run", err, runs)
+		}
+	}, "postgres")
+}
