@@ -10,7 +10,6 @@ import (
 
 	"github.com/sortid/sortid/gormtype"
 	"github.com/sortid/sortid/idtype"
-	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 type gormBenchHUID struct {
@@ -106,14 +105,7 @@ func gormBenchDBs(b *testing.B) (autoID, plain *gorm.DB) {
 // commit: on this kind of machine the disk's flush time varies more than
 // the differences measured, and the fixed cost it adds would shrink them.
 func gormBenchURL(b *testing.B) string {
-	u, err := url.Parse(pgtest.URL(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("synchronous_commit", "off")
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgURLWith(b, func(u *url.URL, q url.Values) { q.Set("synchronous_commit", "off") })
 }
 
 func benchCreate[T interface{ TableName() string }](b *testing.B, db *gorm.DB, rows func() []T) {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -394,4 +395,17 @@ func upsertAllowed(dialect string, oc clause.OnConflict, rows int) bool {
 // transaction after a collision of a key AutoID filled.
 func retried(db *gorm.DB, fn func(tx *gorm.DB) error) error {
 	return gormtype.Transaction(db.Statement.Context, db, fn)
+}
+
+// pgURLWith returns the test database's URL as set changes it and its query.
+func pgURLWith(t testing.TB, set func(u *url.URL, q url.Values)) string {
+	t.Helper()
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	set(u, q)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -17,7 +17,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/sortid/sortid/gormtype"
-	"github.com/sortid/sortid/integration/internal/pgtest"
 )
 
 type trigItem struct {
@@ -161,14 +160,8 @@ func TestGormTakenValueForms(t *testing.T) {
 		db := d.open(t, &gorm.Config{}, plugin)
 		switch d.name {
 		case "postgres":
-			u, err := url.Parse(pgtest.URL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			q := u.Query()
-			q.Set("bytea_output", "escape")
-			u.RawQuery = q.Encode()
-			db = openGorm(t, postgres.Open(u.String()), &gorm.Config{}, plugin)
+			escape := pgURLWith(t, func(_ *url.URL, q url.Values) { q.Set("bytea_output", "escape") })
+			db = openGorm(t, postgres.Open(escape), &gorm.Config{}, plugin)
 			resetTables(t, db, &trigBytes{})
 			first := trigBytes{Name: "first"}
 			mustCreate(t, db, &first)
@@ -235,18 +228,14 @@ func TestGormTakenKeyWithoutDetail(t *testing.T) {
 		role := "sortid_blind_" + strings.ToLower(gormtype.NewSCRU128().String()[:10])
 		mustExec(t, db, "CREATE ROLE "+role+" LOGIN", "GRANT INSERT ON trig_blinds TO "+role)
 		t.Cleanup(func() { mustExec(t, db, "DROP OWNED BY "+role, "DROP ROLE "+role) })
-		u, err := url.Parse(pgtest.URL(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.User = url.User(role)
 		src := &takenFirst{}
-		blind := openGorm(t, postgres.Open(u.String()), &gorm.Config{}, src.plugin(0))
+		asRole := pgURLWith(t, func(u *url.URL, _ url.Values) { u.User = url.User(role) })
+		blind := openGorm(t, postgres.Open(asRole), &gorm.Config{}, src.plugin(0))
 		first := trigBlind{Name: "first"}
 		mustCreate(t, blind, &first)
 		src.next(first.ID)
 		runs := 0
-		err = gormtype.Transaction(t.Context(), blind, func(tx *gorm.DB) error { runs++; return tx.Create(&trigBlind{Name: "second"}).Error })
+		err := gormtype.Transaction(t.Context(), blind, func(tx *gorm.DB) error { runs++; return tx.Create(&trigBlind{Name: "second"}).Error })
 		if !isUniqueViolation(err) || errors.Is(err, gormtype.ErrKeyTaken) || runs != 1 {
 			t.Errorf("a taken key, the role may not SELECT: %v, %d runs; want the unique violation, 1 run", err, runs)
 		}

@@ -193,29 +193,20 @@ var keyDetails = []struct{ detail, key, values string }{
 	{"Key )=( odd", "", ""},                  // ")=(" before any "("
 }
 
-func TestKeyColumns(t *testing.T) {
+func TestKeyColumnsAndValues(t *testing.T) {
 	t.Parallel()
 	for _, tt := range keyDetails {
 		err := fmt.Errorf("insert: %w", &detailError{"23505", "events_2026_12_pkey", tt.detail})
 		if got := pgretry.KeyColumns(err); got != tt.key {
 			t.Errorf("KeyColumns(%q) = %q, want %q", tt.detail, got, tt.key)
 		}
-	}
-	if got := pgretry.KeyColumns(&pgxError{"23505", "t_pkey"}); got != "" {
-		t.Errorf("KeyColumns of an error without Detail = %q", got)
-	}
-}
-
-func TestKeyValues(t *testing.T) {
-	t.Parallel()
-	for _, tt := range keyDetails {
-		err := fmt.Errorf("insert: %w", &detailError{"23505", "events_2026_12_pkey", tt.detail})
 		if got := pgretry.KeyValues(err); got != tt.values {
 			t.Errorf("KeyValues(%q) = %q, want %q", tt.detail, got, tt.values)
 		}
 	}
-	if got := pgretry.KeyValues(&pgxError{"23505", "t_pkey"}); got != "" {
-		t.Errorf("KeyValues of an error without Detail = %q", got)
+	noDetail := &pgxError{"23505", "t_pkey"}
+	if got, values := pgretry.KeyColumns(noDetail), pgretry.KeyValues(noDetail); got != "" || values != "" {
+		t.Errorf("KeyColumns and KeyValues of an error without Detail = %q, %q", got, values)
 	}
 }
 
