@@ -240,7 +240,14 @@ func TestReplicationLogicalHUIDCollisionHaltsHub(t *testing.T) {
 		err := m.hc.QueryRow(ctx, `SELECT subenabled FROM pg_subscription WHERE subname = 'sub2'`).Scan(&enabled)
 		return err == nil && !enabled, err
 	})
-	settled := m.applyErrors(t, "sub2")
+	// The error that disabled it may reach the statistics a moment after.
+	settled := int64(-1)
+	pgcluster.Eventually(t, 30*time.Second, time.Second, "sub2's apply_error_count settling", func() (bool, error) {
+		n := m.applyErrors(t, "sub2")
+		stable := n == settled
+		settled = n
+		return stable, nil
+	})
 	time.Sleep(time.Second) // five restart intervals
 	if n := m.applyErrors(t, "sub2"); n != settled {
 		t.Errorf("disabled sub2's apply_error_count went from %d to %d; want it to stop climbing", settled, n)
