@@ -89,12 +89,14 @@ func violatedColumns(db *gorm.DB, err error) (cols []string) {
 	case "sqlite":
 		_, list, _ := strings.Cut(msg, "UNIQUE constraint failed: ")
 		list, _, _ = strings.Cut(list, " (")
+		elsewhere := false
 		for c := range strings.SplitSeq(list, ", ") {
 			t, col, _ := strings.Cut(c, ".")
-			if !strings.EqualFold(t, table) && !isView(db, table) {
-				return nil
-			}
+			elsewhere = elsewhere || !strings.EqualFold(t, table)
 			cols = append(cols, col)
+		}
+		if elsewhere && !isView(db, table) {
+			return nil
 		}
 	case "mysql":
 		i := strings.LastIndex(msg, " for key '")
@@ -120,11 +122,11 @@ func notDrawn(db *gorm.DB, f *filled, cols []string) *filledColumn {
 	if _, entry, ok := strings.Cut(f.raw.Error(), "Duplicate entry '"); mysql && ok {
 		value, _, _ = strings.Cut(entry, "' for key '")
 	}
-	if strings.HasSuffix(value, "...") { // MySQL cuts a long one
+	if value == "" || strings.HasSuffix(value, "...") { // MySQL cuts a long one
 		return nil
 	}
 	for i, c := range f.cols {
-		if value == "" || c.drawn == nil || c.scheme.text == nil || mysql && c.scheme != &schemes[0] ||
+		if c.drawn == nil || c.scheme.text == nil || mysql && c.scheme != &schemes[0] ||
 			!slices.ContainsFunc(cols, func(k string) bool { return strings.EqualFold(k, c.name) }) {
 			continue
 		}

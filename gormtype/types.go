@@ -37,6 +37,8 @@ func (r refused) Value() (driver.Value, error) { return nil, r() }
 func (r refused) Error() string                { return r().Error() }
 func (r refused) MarshalJSON() ([]byte, error) { return nil, r() }
 
+func refusal(err error) refused { return func() error { return err } }
+
 // scan runs an idtype Scan, or returns the error of a zero ID's Value that
 // GORM scans back into an ID (a condition's value it assigns, FirstOrInit).
 func scan(src any, idScan func(any) error) error {
@@ -49,7 +51,7 @@ func scan(src any, idScan func(any) error) error {
 // failing is SQL that the driver refuses with err, where GORM would drop
 // an error (a subquery's, a group condition's) or write NULL.
 func failing(err error) clause.Expr {
-	return clause.Expr{SQL: "?", Vars: []any{refused(func() error { return err })}}
+	return clause.Expr{SQL: "?", Vars: []any{refusal(err)}}
 }
 
 // zeroValue is the Value of a zero ID of the type named name: the error,
@@ -57,7 +59,7 @@ func failing(err error) clause.Expr {
 // writes a nil value in a condition as IS NULL.
 func zeroValue(name string) (driver.Value, error) {
 	err := zeroID(name)
-	return refused(func() error { return err }), err
+	return refusal(err), err
 }
 
 // HUID is an [idtype.HUID] field: a bigint column (integer on SQLite),
@@ -130,8 +132,9 @@ func (id SCRU128) Value() (driver.Value, error) {
 func (id SCRU128) GormValue(_ context.Context, db *gorm.DB) clause.Expr {
 	switch {
 	case id.IsZero(): // bound too: GORM drops a subquery's error, not a driver's
-		_ = db.AddError(zeroID("SCRU128"))
-		return failing(zeroID("SCRU128"))
+		err := zeroID("SCRU128")
+		_ = db.AddError(err)
+		return failing(err)
 	case db.Dialector.Name() == "postgres":
 		return clause.Expr{SQL: "?", Vars: []any{idtype.SCRU128(id).UUIDString()}}
 	}
